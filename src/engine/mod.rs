@@ -1,0 +1,153 @@
+//! The SQL session: loaded traces registered as tables in DataFusion.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use datafusion::arrow::record_batch::RecordBatch;
+use datafusion::datasource::MemTable;
+use datafusion::error::DataFusionError;
+use datafusion::prelude::SessionContext;
+use datafusion::sql::parser::DFParser;
+
+use crate::ingest::{self, IngestError, Problem};
+use crate::model::{self, TABLES};
+use crate::tree;
+
+/// One trace, read, linked and turned into tables.
+pub struct LoadedTrace {
+    /// The `trace` column value: the file name without its extensions.
+    pub name: String,
+    pub tables: Vec<(&'static str, RecordBatch)>,
+}
+
+/// Reads, links and tabulates the trace at `path` (`-` for stdin).
+pub fn load_trace(path: &str) -> Result<LoadedTrace, IngestError> {
+    let raw = ingest::load(path)?;
+    let links = tree::link(&raw);
+    let name = trace_name(path);
+    let tables = model::build_tables(&raw, &links, &name)
+        .map_err(|e| IngestError::new(path, Problem::Read(format!("cannot build tables: {e}"))))?;
+    Ok(LoadedTrace { name, tables })
+}
+
+/// `dir/bert.json.gz` → `bert`; standard input is `stdin`.
+pub fn trace_name(path: &str) -> String {
+    if path == "-" {
+        return "stdin".into();
+    }
+    let file = std::path::Path::new(path)
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.to_string());
+    let mut name = file.as_str();
+    for ext in [".gz", ".zip", ".json"] {
+        if let Some(stripped) = name.strip_suffix(ext) {
+            name = stripped;
+        }
+    }
+    name.to_string()
+}
+
+/// A DataFusion session holding every loaded trace side by side.
+pub struct Engine {
+    ctx: SessionContext,
+    batches: BTreeMap<&'static str, Vec<RecordBatch>>,
+    trace_names: Vec<String>,
+}
+
+impl Default for Engine {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Engine {
+    /// An engine with every table registered, empty.
+    pub fn new() -> Self {
+        let mut engine = Engine {
+            ctx: SessionContext::new(),
+            batches: BTreeMap::new(),
+            trace_names: Vec::new(),
+        };
+        for doc in TABLES {
+            engine.batches.insert(doc.name, Vec::new());
+        }
+        engine
+    }
+
+    pub fn context(&self) -> &SessionContext {
+        &self.ctx
+    }
+
+    pub fn trace_names(&self) -> &[String] {
+        &self.trace_names
+    }
+
+    /// Adds a trace; a name already in use gets a `#2`, `#3`, ... suffix.
+    pub fn add(&mut self, mut trace: LoadedTrace) -> Result<String, DataFusionError> {
+        let base = trace.name.clone();
+        let mut k = 1;
+        while self.trace_names.contains(&trace.name) {
+            k += 1;
+            trace.name = format!("{base}#{k}");
+        }
+        for (table, batch) in trace.tables {
+            let batch = if trace.name != base {
+                rename_trace(&batch, &trace.name)?
+            } else {
+                batch
+            };
+            self.batches.entry(table).or_default().push(batch);
+        }
+        self.trace_names.push(trace.name.clone());
+        self.register_all()?;
+        Ok(trace.name)
+    }
+
+    fn register_all(&self) -> Result<(), DataFusionError> {
+        for doc in TABLES {
+            let batches = self.batches.get(doc.name).cloned().unwrap_or_default();
+            let table = MemTable::try_new(doc.schema(), vec![batches])?;
+            self.ctx.deregister_table(doc.name)?;
+            self.ctx.register_table(doc.name, Arc::new(table))?;
+        }
+        Ok(())
+    }
+
+    /// Row count of a registered table.
+    pub fn row_count(&self, table: &str) -> usize {
+        self.batches
+            .get(table)
+            .map_or(0, |b| b.iter().map(|b| b.num_rows()).sum())
+    }
+
+    /// Runs every statement in `sql` and returns the result of each.
+    pub async fn run_sql(&self, sql: &str) -> Result<Vec<Vec<RecordBatch>>, DataFusionError> {
+        let statements = DFParser::parse_sql(sql)?;
+        if statements.is_empty() {
+            return Err(DataFusionError::Plan("no SQL statement given".into()));
+        }
+        let state = self.ctx.state();
+        let mut results = Vec::new();
+        for statement in statements {
+            let plan = state.statement_to_plan(statement).await?;
+            let frame = self.ctx.execute_logical_plan(plan).await?;
+            results.push(frame.collect().await?);
+        }
+        Ok(results)
+    }
+}
+
+/// The same batch with its `trace` column set to `name`.
+fn rename_trace(batch: &RecordBatch, name: &str) -> Result<RecordBatch, DataFusionError> {
+    let mut columns = batch.columns().to_vec();
+    if let Ok(i) = batch.schema().index_of("trace") {
+        columns[i] = Arc::new(datafusion::arrow::array::StringArray::from(vec![
+            name;
+            batch
+                .num_rows(
+                )
+        ]));
+    }
+    Ok(RecordBatch::try_new(batch.schema(), columns)?)
+}

@@ -1,0 +1,57 @@
+//! Errors raised while reading a trace file.
+
+use std::fmt;
+
+/// Everything that can go wrong turning a file into a [`crate::ingest::RawTrace`].
+///
+/// Every variant renders as one line that starts with the file it concerns, so the
+/// CLI can print it as is.
+#[derive(Debug, thiserror::Error)]
+pub struct IngestError {
+    /// The input as the user named it (`-` for standard input).
+    pub source_name: String,
+    /// What is wrong, in words.
+    pub problem: Problem,
+}
+
+impl fmt::Display for IngestError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.source_name, self.problem)
+    }
+}
+
+/// The kinds of bad input we recognise.
+#[derive(Debug, thiserror::Error)]
+pub enum Problem {
+    #[error("cannot open: {0}")]
+    Open(std::io::Error),
+    #[error("cannot read: {0}")]
+    Read(String),
+    #[error("truncated or corrupt gzip data: {0}")]
+    Gzip(String),
+    #[error("bad zip archive: {0}")]
+    Zip(String),
+    #[error("the file is empty")]
+    EmptyFile,
+    #[error("malformed JSON at byte {offset}: {message}")]
+    Json { offset: u64, message: String },
+    #[error("not a PyTorch profiler trace: {0}")]
+    NotATrace(String),
+    #[error("the trace has no events (traceEvents is empty)")]
+    NoEvents,
+    #[error("event {index} (byte {offset}): {message}")]
+    BadEvent {
+        index: u64,
+        offset: u64,
+        message: String,
+    },
+}
+
+impl IngestError {
+    pub fn new(source_name: &str, problem: Problem) -> Self {
+        IngestError {
+            source_name: source_name.to_string(),
+            problem,
+        }
+    }
+}

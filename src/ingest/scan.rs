@@ -1,0 +1,340 @@
+//! A streaming splitter for the top level of a trace document.
+//!
+//! Kineto traces are one object whose `traceEvents` array holds almost all of the
+//! bytes. This splitter walks the top level itself and hands each event's bytes to a
+//! callback, so the caller can decode events one at a time with borrowed strings and
+//! never build a tree of the whole document. The other top-level keys are returned
+//! as raw JSON text (they are small: metadata, device properties, versions).
+
+use super::error::Problem;
+use super::source::JsonStream;
+
+/// What a value looks like to the splitter before it is decoded.
+enum Scan {
+    /// The value is complete and `n` bytes long.
+    Complete(usize),
+    /// The buffer ends inside the value.
+    NeedMore,
+}
+
+/// Reads a trace document from `stream`.
+///
+/// `on_event(index, byte_offset, bytes)` is called for every element of
+/// `traceEvents`, in order; every other top-level key is returned with its raw JSON.
+pub fn split_document(
+    stream: JsonStream,
+    mut on_event: impl FnMut(u64, u64, &[u8]) -> Result<(), Problem>,
+) -> Result<Vec<(String, String)>, Problem> {
+    let mut s = Splitter {
+        stream,
+        buf: Vec::new(),
+        pos: 0,
+        base: 0,
+        eof: false,
+    };
+    let mut others = Vec::new();
+    let mut saw_events = false;
+    match s.peek()? {
+        None => return Err(Problem::EmptyFile),
+        Some(b'{') => s.pos += 1,
+        Some(b'[') => {
+            return Err(Problem::NotATrace(
+                "the top level is an array, expected an object with traceEvents".into(),
+            ))
+        }
+        Some(_) => {
+            let (offset, len) = s.value()?;
+            let text = &s.buf[s.pos..s.pos + len];
+            if let Err(e) = serde_json::from_slice::<&serde_json::value::RawValue>(text) {
+                return Err(json_error(offset, text, &e));
+            }
+            return Err(Problem::NotATrace("the top level is not an object".into()));
+        }
+    }
+    if s.peek()? == Some(b'}') {
+        s.pos += 1;
+    } else {
+        loop {
+            let key = s.key()?;
+            if key == "traceEvents" {
+                saw_events = true;
+                s.events(&mut on_event)?;
+            } else {
+                let (offset, len) = s.value()?;
+                let text = &s.buf[s.pos..s.pos + len];
+                let raw = serde_json::from_slice::<&serde_json::value::RawValue>(text)
+                    .map_err(|e| json_error(offset, text, &e))?;
+                others.push((key, raw.get().to_string()));
+                s.pos += len;
+            }
+            match s.peek()? {
+                Some(b',') => s.pos += 1,
+                Some(b'}') => {
+                    s.pos += 1;
+                    break;
+                }
+                other => return Err(s.unexpected(other, "',' or '}' after a top-level value")),
+            }
+        }
+    }
+    if let Some(b) = s.peek()? {
+        return Err(s.unexpected(Some(b), "the end of the document"));
+    }
+    if !saw_events {
+        return Err(Problem::NotATrace("it has no traceEvents array".into()));
+    }
+    Ok(others)
+}
+
+/// Turns a serde error inside `text` (which starts at `offset`) into a byte offset.
+pub fn json_error(offset: u64, text: &[u8], e: &serde_json::Error) -> Problem {
+    Problem::Json {
+        offset: offset + byte_of(text, e.line(), e.column()),
+        message: strip_position(&e.to_string()),
+    }
+}
+
+/// Byte index of a 1-based line/column position inside `text`.
+pub fn byte_of(text: &[u8], line: usize, column: usize) -> u64 {
+    let mut line_start = 0usize;
+    let mut remaining = line.saturating_sub(1);
+    if remaining > 0 {
+        for (i, &b) in text.iter().enumerate() {
+            if b == b'\n' {
+                remaining -= 1;
+                if remaining == 0 {
+                    line_start = i + 1;
+                    break;
+                }
+            }
+        }
+    }
+    (line_start + column.saturating_sub(1)) as u64
+}
+
+/// serde_json appends " at line L column C", which is relative to a slice: drop it.
+pub fn strip_position(message: &str) -> String {
+    match message.rfind(" at line ") {
+        Some(i) => message[..i].to_string(),
+        None => message.to_string(),
+    }
+}
+
+struct Splitter {
+    stream: JsonStream,
+    buf: Vec<u8>,
+    pos: usize,
+    /// Offset in the document of `buf[0]`.
+    base: u64,
+    eof: bool,
+}
+
+impl Splitter {
+    /// Drops consumed bytes and reads more; false at the end of input.
+    fn fill(&mut self) -> Result<bool, Problem> {
+        if self.eof {
+            return Ok(false);
+        }
+        if self.pos > 0 {
+            self.buf.drain(..self.pos);
+            self.base += self.pos as u64;
+            self.pos = 0;
+        }
+        let n = self.stream.read_into(&mut self.buf)?;
+        if n == 0 {
+            self.eof = true;
+        }
+        Ok(n > 0)
+    }
+
+    /// The next non-whitespace byte, not consumed; None at the end of input.
+    fn peek(&mut self) -> Result<Option<u8>, Problem> {
+        loop {
+            while self.pos < self.buf.len() {
+                let b = self.buf[self.pos];
+                if matches!(b, b' ' | b'\n' | b'\r' | b'\t') {
+                    self.pos += 1;
+                } else {
+                    return Ok(Some(b));
+                }
+            }
+            if !self.fill()? {
+                return Ok(None);
+            }
+        }
+    }
+
+    fn offset(&self) -> u64 {
+        self.base + self.pos as u64
+    }
+
+    fn unexpected(&self, got: Option<u8>, wanted: &str) -> Problem {
+        let message = match got {
+            None => format!("unexpected end of input, expected {wanted} (is the file truncated?)"),
+            Some(b) => format!("unexpected '{}', expected {wanted}", b as char),
+        };
+        Problem::Json {
+            offset: self.offset(),
+            message,
+        }
+    }
+
+    /// Makes the whole next value available at `buf[pos..pos+len]`.
+    fn value(&mut self) -> Result<(u64, usize), Problem> {
+        if self.peek()?.is_none() {
+            return Err(self.unexpected(None, "a value"));
+        }
+        loop {
+            match scan_value(&self.buf[self.pos..], self.eof) {
+                Scan::Complete(len) => return Ok((self.offset(), len)),
+                Scan::NeedMore => {
+                    if !self.fill()? {
+                        if let Scan::Complete(len) = scan_value(&self.buf[self.pos..], true) {
+                            return Ok((self.offset(), len));
+                        }
+                        return Err(self.unexpected(None, "the rest of a value"));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Reads `"key":` and returns the key.
+    fn key(&mut self) -> Result<String, Problem> {
+        match self.peek()? {
+            Some(b'"') => {}
+            other => return Err(self.unexpected(other, "a quoted key")),
+        }
+        let (offset, len) = self.value()?;
+        let text = &self.buf[self.pos..self.pos + len];
+        let key: String = serde_json::from_slice(text).map_err(|e| json_error(offset, text, &e))?;
+        self.pos += len;
+        match self.peek()? {
+            Some(b':') => self.pos += 1,
+            other => return Err(self.unexpected(other, "':' after a key")),
+        }
+        Ok(key)
+    }
+
+    fn events(
+        &mut self,
+        on_event: &mut impl FnMut(u64, u64, &[u8]) -> Result<(), Problem>,
+    ) -> Result<(), Problem> {
+        match self.peek()? {
+            Some(b'[') => self.pos += 1,
+            Some(_) => return Err(Problem::NotATrace("traceEvents is not an array".into())),
+            None => return Err(self.unexpected(None, "the traceEvents array")),
+        }
+        if self.peek()? == Some(b']') {
+            self.pos += 1;
+            return Ok(());
+        }
+        let mut index = 0u64;
+        loop {
+            let (offset, len) = self.value()?;
+            let bytes = &self.buf[self.pos..self.pos + len];
+            on_event(index, offset, bytes)?;
+            self.pos += len;
+            index += 1;
+            match self.peek()? {
+                Some(b',') => self.pos += 1,
+                Some(b']') => {
+                    self.pos += 1;
+                    return Ok(());
+                }
+                other => return Err(self.unexpected(other, "',' or ']' between events")),
+            }
+        }
+    }
+}
+
+/// Finds where the JSON value at the start of `bytes` ends, without decoding it.
+///
+/// Only brackets and strings are tracked; whether the value is valid JSON is left to
+/// the decoder that reads it next.
+fn scan_value(bytes: &[u8], at_eof: bool) -> Scan {
+    match bytes.first() {
+        None => Scan::NeedMore,
+        Some(b'{') | Some(b'[') => scan_nested(bytes),
+        Some(b'"') => match string_end(bytes, 1) {
+            Some(end) => Scan::Complete(end),
+            None => Scan::NeedMore,
+        },
+        Some(_) => {
+            let end = bytes
+                .iter()
+                .position(|b| matches!(b, b',' | b'}' | b']' | b' ' | b'\n' | b'\r' | b'\t'));
+            match end {
+                Some(n) => Scan::Complete(n),
+                None if at_eof => Scan::Complete(bytes.len()),
+                None => Scan::NeedMore,
+            }
+        }
+    }
+}
+
+fn scan_nested(bytes: &[u8]) -> Scan {
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => match string_end(bytes, i + 1) {
+                Some(end) => {
+                    i = end;
+                    continue;
+                }
+                None => return Scan::NeedMore,
+            },
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Scan::Complete(i + 1);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    Scan::NeedMore
+}
+
+/// Index just past the closing quote of a string whose body starts at `from`.
+fn string_end(bytes: &[u8], from: usize) -> Option<usize> {
+    let mut i = from;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 2,
+            b'"' => return Some(i + 1),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scans_nested_values_with_tricky_strings() {
+        let text = br#"{"a": "x}\"]", "b": [1, {"c": 2}]} tail"#;
+        match scan_value(text, false) {
+            Scan::Complete(n) => assert_eq!(&text[n..], b" tail"),
+            Scan::NeedMore => panic!("value is complete"),
+        }
+        assert!(matches!(
+            scan_value(br#"{"a": [1, 2"#, false),
+            Scan::NeedMore
+        ));
+        assert!(matches!(scan_value(b"123", false), Scan::NeedMore));
+        assert!(matches!(scan_value(b"123", true), Scan::Complete(3)));
+    }
+
+    #[test]
+    fn byte_of_counts_lines() {
+        let text = b"ab\ncd\nef";
+        assert_eq!(byte_of(text, 1, 2), 1);
+        assert_eq!(byte_of(text, 3, 1), 6);
+    }
+}

@@ -1,0 +1,211 @@
+//! Opening an input: a plain, gzip or zip file, or standard input.
+//!
+//! The format is told by the first bytes, not the file name, so a mis-named file
+//! still loads. Decompression runs on its own thread and hands the parser chunks of
+//! JSON, so inflating and parsing overlap on two cores and the whole decompressed
+//! document never sits in memory at once.
+
+use std::fs::File;
+use std::io::{self, Read, Seek};
+use std::sync::mpsc::{sync_channel, Receiver};
+use std::thread;
+
+use super::error::Problem;
+
+/// Size of the chunks the reader thread hands over.
+const CHUNK: usize = 1 << 20;
+/// Inputs larger than this show a progress bar when stderr is a terminal.
+const PROGRESS_MIN_BYTES: u64 = 32 << 20;
+
+const GZIP_MAGIC: &[u8] = &[0x1f, 0x8b];
+const ZIP_MAGIC: &[u8] = b"PK\x03\x04";
+
+/// A stream of decompressed JSON bytes, produced on a background thread.
+pub struct JsonStream {
+    chunks: Receiver<Result<Vec<u8>, Problem>>,
+    current: Vec<u8>,
+    pos: usize,
+}
+
+impl JsonStream {
+    /// Reads the next part of the JSON into `out`; returns 0 at the end.
+    pub fn read_into(&mut self, out: &mut Vec<u8>) -> Result<usize, Problem> {
+        if self.pos >= self.current.len() {
+            match self.chunks.recv() {
+                Ok(Ok(chunk)) => {
+                    self.current = chunk;
+                    self.pos = 0;
+                }
+                Ok(Err(problem)) => return Err(problem),
+                Err(_) => return Ok(0),
+            }
+        }
+        let n = self.current.len() - self.pos;
+        out.extend_from_slice(&self.current[self.pos..]);
+        self.pos = self.current.len();
+        Ok(n)
+    }
+}
+
+/// Opens `path` (`-` for stdin) and starts decompressing it in the background.
+pub fn open(path: &str) -> Result<JsonStream, Problem> {
+    let (input, size): (Box<dyn ReadSeek>, Option<u64>) = if path == "-" {
+        let mut all = Vec::new();
+        io::stdin()
+            .lock()
+            .read_to_end(&mut all)
+            .map_err(|e| Problem::Read(e.to_string()))?;
+        let len = all.len() as u64;
+        (Box::new(io::Cursor::new(all)), Some(len))
+    } else {
+        let file = File::open(path).map_err(Problem::Open)?;
+        let meta = file.metadata().map_err(Problem::Open)?;
+        if meta.is_dir() {
+            return Err(Problem::Read("is a directory, not a trace file".into()));
+        }
+        (Box::new(file), Some(meta.len()))
+    };
+    let progress = size.and_then(progress_bar);
+    let (tx, rx) = sync_channel(4);
+    thread::spawn(move || {
+        let result = produce(input, progress.clone(), &|chunk| tx.send(Ok(chunk)).is_ok());
+        if let Some(bar) = progress {
+            bar.finish_and_clear();
+        }
+        if let Err(problem) = result {
+            let _ = tx.send(Err(problem));
+        }
+    });
+    Ok(JsonStream {
+        chunks: rx,
+        current: Vec::new(),
+        pos: 0,
+    })
+}
+
+trait ReadSeek: Read + Seek + Send {}
+impl<T: Read + Seek + Send> ReadSeek for T {}
+
+fn progress_bar(total: u64) -> Option<indicatif::ProgressBar> {
+    use std::io::IsTerminal;
+    if total < PROGRESS_MIN_BYTES || !io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::new(total);
+    if let Ok(style) = indicatif::ProgressStyle::with_template(
+        "loading {bar:30} {bytes}/{total_bytes} ({bytes_per_sec})",
+    ) {
+        bar.set_style(style);
+    }
+    Some(bar)
+}
+
+/// Counts raw bytes read for the progress bar.
+struct Counted<R> {
+    inner: R,
+    bar: Option<indicatif::ProgressBar>,
+}
+
+impl<R: Read> Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if let Some(bar) = &self.bar {
+            bar.inc(n as u64);
+        }
+        Ok(n)
+    }
+}
+
+/// Detects the container format and sends the decompressed bytes chunk by chunk.
+fn produce(
+    mut input: Box<dyn ReadSeek>,
+    bar: Option<indicatif::ProgressBar>,
+    send: &dyn Fn(Vec<u8>) -> bool,
+) -> Result<(), Problem> {
+    let mut magic = [0u8; 4];
+    let got = read_up_to(&mut input, &mut magic).map_err(|e| Problem::Read(e.to_string()))?;
+    input
+        .seek(io::SeekFrom::Start(0))
+        .map_err(|e| Problem::Read(e.to_string()))?;
+    if got == 0 {
+        return Err(Problem::EmptyFile);
+    }
+    let head = &magic[..got];
+    if head.starts_with(GZIP_MAGIC) {
+        let counted = Counted { inner: input, bar };
+        let decoder =
+            flate2::read::MultiGzDecoder::new(io::BufReader::with_capacity(CHUNK, counted));
+        pump(decoder, send, |e| Problem::Gzip(e.to_string()))
+    } else if head.starts_with(ZIP_MAGIC) {
+        let mut archive = zip::ZipArchive::new(input).map_err(|e| Problem::Zip(e.to_string()))?;
+        let index = pick_zip_entry(&mut archive)?;
+        let entry = archive
+            .by_index(index)
+            .map_err(|e| Problem::Zip(e.to_string()))?;
+        let gz = entry.name().ends_with(".gz");
+        let counted = Counted { inner: entry, bar };
+        if gz {
+            pump(flate2::read::MultiGzDecoder::new(counted), send, |e| {
+                Problem::Gzip(e.to_string())
+            })
+        } else {
+            pump(counted, send, |e| Problem::Zip(e.to_string()))
+        }
+    } else {
+        pump(Counted { inner: input, bar }, send, |e| {
+            Problem::Read(e.to_string())
+        })
+    }
+}
+
+/// The one trace inside a zip: the only `.json`/`.json.gz` file in it.
+fn pick_zip_entry<R: Read + Seek>(archive: &mut zip::ZipArchive<R>) -> Result<usize, Problem> {
+    let candidates: Vec<(usize, String)> = (0..archive.len())
+        .filter_map(|i| {
+            let name = archive.name_for_index(i)?.to_string();
+            let lower = name.to_ascii_lowercase();
+            (lower.ends_with(".json") || lower.ends_with(".json.gz")).then_some((i, name))
+        })
+        .collect();
+    match candidates.as_slice() {
+        [] => Err(Problem::Zip("it holds no .json or .json.gz trace".into())),
+        [(i, _)] => Ok(*i),
+        many => Err(Problem::Zip(format!(
+            "it holds {} traces ({}); extract the one you want",
+            many.len(),
+            many.iter()
+                .map(|(_, n)| n.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+    }
+}
+
+fn read_up_to(r: &mut dyn Read, buf: &mut [u8]) -> io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match r.read(&mut buf[got..])? {
+            0 => break,
+            n => got += n,
+        }
+    }
+    Ok(got)
+}
+
+fn pump(
+    mut reader: impl Read,
+    send: &dyn Fn(Vec<u8>) -> bool,
+    on_error: impl Fn(io::Error) -> Problem,
+) -> Result<(), Problem> {
+    loop {
+        let mut chunk = vec![0u8; CHUNK];
+        let n = read_up_to(&mut reader, &mut chunk).map_err(&on_error)?;
+        if n == 0 {
+            return Ok(());
+        }
+        chunk.truncate(n);
+        if !send(chunk) {
+            return Ok(());
+        }
+    }
+}

@@ -1,0 +1,179 @@
+//! `collectives`: NCCL/RCCL kernels and the record_param_comms ops that describe them.
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::columns::{col, float64, int64, repeat_utf8, utf8, TableDoc};
+use crate::ingest::{EventKind, RawTrace};
+use crate::tree::{GpuClass, Links};
+use datafusion::arrow::{error::ArrowError, record_batch::RecordBatch};
+
+pub const DOC: TableDoc = TableDoc {
+    name: "collectives",
+    doc: "Collective communication: NCCL/RCCL kernels (source = 'kernel') and record_param_comms cpu_ops (source = 'op'), with the process group and message metadata PyTorch records.",
+    columns: &[
+        col!("trace", Utf8, "Trace name."),
+        col!("uid", Int64, "Event uid."),
+        col!("source", Utf8, "kernel: a collective GPU kernel; op: a record_param_comms cpu_op."),
+        col!("name", Utf8, "Event name."),
+        col!("ts", Float64, "Start, µs."),
+        col!("dur", Float64, "Duration, µs."),
+        col!("device", Int64, "args.device (kernels)."),
+        col!("stream", Int64, "args.stream (kernels)."),
+        col!("op_uid", Int64, "Kernels: the cpu_op they are attributed to; ops: their own uid."),
+        col!("process_group_name", Utf8, "args['Process Group Name']."),
+        col!("process_group_ranks", Utf8, "args['Process Group Ranks'] as written (a list in text)."),
+        col!("collective_name", Utf8, "args['Collective name'] (allreduce, allgather, ...); allreduce for cross_device_reduce kernels that lack it."),
+        col!("group_size", Int64, "args['Group size']."),
+        col!("dtype", Utf8, "args.dtype (Float, BFloat16, ...)."),
+        col!("in_msg_nelems", Int64, "args['In msg nelems']."),
+        col!("out_msg_nelems", Int64, "args['Out msg nelems']."),
+        col!("in_split_size", Utf8, "args['In split size'] as written."),
+        col!("out_split_size", Utf8, "args['Out split size'] as written."),
+        col!("in_msg_bytes", Float64, "in_msg_nelems × bytes per element of dtype; NULL when dtype is unknown."),
+        col!("out_msg_bytes", Float64, "out_msg_nelems × bytes per element of dtype."),
+    ],
+};
+
+#[derive(Deserialize, Default)]
+struct CommArgs {
+    #[serde(rename = "Process Group Name")]
+    pg_name: Option<Value>,
+    #[serde(rename = "Process Group Ranks")]
+    pg_ranks: Option<Value>,
+    #[serde(rename = "Collective name")]
+    collective: Option<Value>,
+    #[serde(rename = "Group size")]
+    group_size: Option<Value>,
+    dtype: Option<Value>,
+    #[serde(rename = "In msg nelems")]
+    in_nelems: Option<Value>,
+    #[serde(rename = "Out msg nelems")]
+    out_nelems: Option<Value>,
+    #[serde(rename = "In split size")]
+    in_split: Option<Value>,
+    #[serde(rename = "Out split size")]
+    out_split: Option<Value>,
+}
+
+/// Bytes per element of the dtype names PyTorch writes for collectives.
+fn dtype_bytes(dtype: &str) -> Option<f64> {
+    Some(match dtype {
+        "Float" | "Int" => 4.0,
+        "Long" | "Double" => 8.0,
+        "BFloat16" | "Half" | "Short" => 2.0,
+        "Bool" | "Byte" | "Char" => 1.0,
+        _ => return None,
+    })
+}
+
+fn text(v: &Option<Value>) -> Option<String> {
+    match v.as_ref()? {
+        Value::Null => None,
+        Value::String(s) => Some(s.clone()),
+        other => Some(other.to_string()),
+    }
+}
+
+fn int(v: &Option<Value>) -> Option<i64> {
+    match v.as_ref()? {
+        Value::Number(n) => n.as_i64().or_else(|| n.as_f64().map(|f| f as i64)),
+        Value::String(s) => s.trim().parse().ok(),
+        _ => None,
+    }
+}
+
+pub fn build(trace: &RawTrace, links: &Links, name: &str) -> Result<RecordBatch, ArrowError> {
+    let uids: Vec<usize> = (0..trace.len())
+        .filter(|&u| {
+            links.gpu_class[u] == Some(GpuClass::Communication)
+                || (trace.kind[u] == EventKind::CpuOp && trace.name_of(u) == "record_param_comms")
+        })
+        .collect();
+    let args: Vec<CommArgs> = uids
+        .iter()
+        .map(|&u| {
+            trace
+                .args_of(u)
+                .and_then(|a| serde_json::from_str(a).ok())
+                .unwrap_or_default()
+        })
+        .collect();
+    let collective: Vec<Option<String>> = uids
+        .iter()
+        .zip(&args)
+        .map(|(&u, a)| {
+            text(&a.collective).or_else(|| {
+                let fallback =
+                    trace.kind[u].is_gpu() && trace.name_of(u).contains("cross_device_reduce");
+                fallback.then(|| "allreduce".to_string())
+            })
+        })
+        .collect();
+    let msg_bytes = |a: &CommArgs, nelems: &Option<Value>| {
+        Some(int(nelems)? as f64 * dtype_bytes(&text(&a.dtype)?)?)
+    };
+    let is_kernel = |u: usize| trace.kind[u].is_gpu();
+    let n = uids.len();
+    DOC.batch(vec![
+        ("trace", repeat_utf8(name, n)),
+        ("uid", int64(uids.iter().map(|&u| Some(u as i64)))),
+        (
+            "source",
+            utf8(
+                uids.iter()
+                    .map(|&u| Some(if is_kernel(u) { "kernel" } else { "op" })),
+            ),
+        ),
+        ("name", utf8(uids.iter().map(|&u| trace.str(trace.name[u])))),
+        ("ts", float64(uids.iter().map(|&u| trace.ts[u]))),
+        ("dur", float64(uids.iter().map(|&u| trace.dur[u]))),
+        ("device", int64(uids.iter().map(|&u| trace.device[u]))),
+        ("stream", int64(uids.iter().map(|&u| trace.stream[u]))),
+        (
+            "op_uid",
+            int64(uids.iter().map(|&u| {
+                if is_kernel(u) {
+                    links.launcher_op[u].map(|o| o as i64)
+                } else {
+                    Some(u as i64)
+                }
+            })),
+        ),
+        (
+            "process_group_name",
+            utf8(args.iter().map(|a| text(&a.pg_name))),
+        ),
+        (
+            "process_group_ranks",
+            utf8(args.iter().map(|a| text(&a.pg_ranks))),
+        ),
+        ("collective_name", utf8(collective)),
+        ("group_size", int64(args.iter().map(|a| int(&a.group_size)))),
+        ("dtype", utf8(args.iter().map(|a| text(&a.dtype)))),
+        (
+            "in_msg_nelems",
+            int64(args.iter().map(|a| int(&a.in_nelems))),
+        ),
+        (
+            "out_msg_nelems",
+            int64(args.iter().map(|a| int(&a.out_nelems))),
+        ),
+        (
+            "in_split_size",
+            utf8(args.iter().map(|a| text(&a.in_split))),
+        ),
+        (
+            "out_split_size",
+            utf8(args.iter().map(|a| text(&a.out_split))),
+        ),
+        (
+            "in_msg_bytes",
+            float64(args.iter().map(|a| msg_bytes(a, &a.in_nelems))),
+        ),
+        (
+            "out_msg_bytes",
+            float64(args.iter().map(|a| msg_bytes(a, &a.out_nelems))),
+        ),
+    ])
+}

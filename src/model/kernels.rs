@@ -1,0 +1,145 @@
+//! `kernels`: GPU work (kernels, memcpy, memset) with its launch and its op.
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::columns::{col, float64, int64, repeat_utf8, utf8, TableDoc};
+use crate::ingest::RawTrace;
+use crate::tree::Links;
+use datafusion::arrow::{error::ArrowError, record_batch::RecordBatch};
+
+pub const DOC: TableDoc = TableDoc {
+    name: "kernels",
+    doc: "GPU activity: kernels, memcpy and memset, each with its device, stream, launching runtime call and the cpu_op it is attributed to.",
+    columns: &[
+        col!("trace", Utf8, "Trace name."),
+        col!("uid", Int64, "Event uid."),
+        col!("name", Utf8, "Kernel name, or e.g. 'Memcpy DtoH (Device -> Pinned)'."),
+        col!("cat", Utf8, "kernel, gpu_memcpy or gpu_memset."),
+        col!("class", Utf8, "compute, communication (NCCL/RCCL collectives), memcpy or memset. ROCm copy kernels (MEMORY_COPY_*, __amd_rocclr_copyBuffer*) count as memcpy."),
+        col!("ts", Float64, "GPU start, µs."),
+        col!("dur", Float64, "GPU duration, µs."),
+        col!("t_end", Float64, "ts + dur in f64, µs."),
+        col!("device", Int64, "args.device, else the numeric pid."),
+        col!("stream", Int64, "args.stream, else the numeric tid."),
+        col!("correlation", Int64, "args.correlation."),
+        col!("external_id", Int64, "args['External id']."),
+        col!("launch_uid", Int64, "The runtime/driver call that launched it (cudaLaunchKernel, hipGraphLaunch, cuLaunchKernel, ...); NULL if unlinked."),
+        col!("launch_name", Utf8, "Name of that call."),
+        col!("linked_by", Utf8, "flow: an ac2g flow confirms the link (what TraceLens uses); graph: a graph launch claims all GPU work with its correlation; correlation: matched by correlation id alone (no flow in the trace); NULL: unlinked."),
+        col!("op_uid", Int64, "The cpu_op it is attributed to: the nearest cpu_op above the launch, skipping python frames and `execute` wrappers; NULL if none."),
+        col!("op_name", Utf8, "Name of that cpu_op."),
+        col!("grid", Utf8, "args.grid as JSON, e.g. [128, 1, 1]."),
+        col!("block", Utf8, "args.block as JSON."),
+        col!("registers_per_thread", Int64, "args['registers per thread']."),
+        col!("shared_memory", Int64, "args['shared memory'], bytes."),
+        col!("bytes", Int64, "args.bytes: bytes copied or set (memcpy / memset)."),
+    ],
+};
+
+#[derive(Deserialize, Default)]
+struct GpuArgs<'a> {
+    #[serde(borrow, default)]
+    grid: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    block: Option<&'a RawValue>,
+    #[serde(rename = "registers per thread", default)]
+    registers: Option<serde_json::Number>,
+    #[serde(rename = "shared memory", default)]
+    shared_memory: Option<serde_json::Number>,
+    #[serde(default)]
+    bytes: Option<serde_json::Number>,
+}
+
+fn number(n: &Option<serde_json::Number>) -> Option<i64> {
+    n.as_ref()
+        .and_then(|n| n.as_i64().or_else(|| n.as_f64().map(|f| f as i64)))
+}
+
+pub fn build(trace: &RawTrace, links: &Links, name: &str) -> Result<RecordBatch, ArrowError> {
+    let uids: Vec<usize> = (0..trace.len())
+        .filter(|&u| trace.kind[u].is_gpu())
+        .collect();
+    let args: Vec<GpuArgs> = uids
+        .iter()
+        .map(|&u| {
+            trace
+                .args_of(u)
+                .and_then(|a| serde_json::from_str(a).ok())
+                .unwrap_or_default()
+        })
+        .collect();
+    let launch = |u: usize| links.parent[u].map(|(p, _)| p as usize);
+    let numeric = |id: Option<u32>| trace.str(id).and_then(|s| s.parse::<i64>().ok());
+    let n = uids.len();
+    let text = |v: Option<&RawValue>| v.map(|r| r.get().to_string());
+    DOC.batch(vec![
+        ("trace", repeat_utf8(name, n)),
+        ("uid", int64(uids.iter().map(|&u| Some(u as i64)))),
+        ("name", utf8(uids.iter().map(|&u| trace.str(trace.name[u])))),
+        ("cat", utf8(uids.iter().map(|&u| trace.str(trace.cat[u])))),
+        (
+            "class",
+            utf8(uids.iter().map(|&u| links.gpu_class[u].map(|c| c.as_str()))),
+        ),
+        ("ts", float64(uids.iter().map(|&u| trace.ts[u]))),
+        ("dur", float64(uids.iter().map(|&u| trace.dur[u]))),
+        ("t_end", float64(uids.iter().map(|&u| trace.t_end(u)))),
+        (
+            "device",
+            int64(
+                uids.iter()
+                    .map(|&u| trace.device[u].or_else(|| numeric(trace.pid[u]))),
+            ),
+        ),
+        (
+            "stream",
+            int64(
+                uids.iter()
+                    .map(|&u| trace.stream[u].or_else(|| numeric(trace.tid[u]))),
+            ),
+        ),
+        (
+            "correlation",
+            int64(uids.iter().map(|&u| trace.correlation[u])),
+        ),
+        (
+            "external_id",
+            int64(uids.iter().map(|&u| trace.external_id[u])),
+        ),
+        (
+            "launch_uid",
+            int64(uids.iter().map(|&u| launch(u).map(|l| l as i64))),
+        ),
+        (
+            "launch_name",
+            utf8(uids.iter().map(|&u| launch(u).map(|l| trace.name_of(l)))),
+        ),
+        (
+            "linked_by",
+            utf8(uids.iter().map(|&u| links.linked_by[u].map(|l| l.as_str()))),
+        ),
+        (
+            "op_uid",
+            int64(uids.iter().map(|&u| links.launcher_op[u].map(|o| o as i64))),
+        ),
+        (
+            "op_name",
+            utf8(
+                uids.iter()
+                    .map(|&u| links.launcher_op[u].map(|o| trace.name_of(o as usize))),
+            ),
+        ),
+        ("grid", utf8(args.iter().map(|a| text(a.grid)))),
+        ("block", utf8(args.iter().map(|a| text(a.block)))),
+        (
+            "registers_per_thread",
+            int64(args.iter().map(|a| number(&a.registers))),
+        ),
+        (
+            "shared_memory",
+            int64(args.iter().map(|a| number(&a.shared_memory))),
+        ),
+        ("bytes", int64(args.iter().map(|a| number(&a.bytes)))),
+    ])
+}

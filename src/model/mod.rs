@@ -1,0 +1,88 @@
+//! The normalised schema: one file per table, each column documented once.
+//!
+//! The docs here are the single source of truth: they build the Arrow schema, and
+//! `tracesql schema` prints them. `build_tables` turns one decoded, linked trace
+//! into one RecordBatch per table.
+
+mod collectives;
+mod columns;
+mod events;
+mod kernels;
+mod ops;
+mod trace_meta;
+mod tree_edges;
+
+use datafusion::arrow::error::ArrowError;
+use datafusion::arrow::record_batch::RecordBatch;
+
+pub use columns::{ColumnDoc, TableDoc, Ty};
+
+use crate::ingest::RawTrace;
+use crate::tree::Links;
+
+/// Every table tracesql builds from a trace, in the order `tables` lists them.
+pub const TABLES: &[&TableDoc] = &[
+    &events::DOC,
+    &ops::DOC,
+    &kernels::DOC,
+    &tree_edges::DOC,
+    &collectives::DOC,
+    &trace_meta::DOC,
+];
+
+/// Looks a table's docs up by name.
+pub fn table_doc(name: &str) -> Option<&'static TableDoc> {
+    TABLES.iter().copied().find(|t| t.name == name)
+}
+
+/// The tables of one trace: `(table name, batch)` in [`TABLES`] order.
+pub fn build_tables(
+    trace: &RawTrace,
+    links: &Links,
+    trace_name: &str,
+) -> Result<Vec<(&'static str, RecordBatch)>, ArrowError> {
+    Ok(vec![
+        (events::DOC.name, events::build(trace, links, trace_name)?),
+        (ops::DOC.name, ops::build(trace, links, trace_name)?),
+        (kernels::DOC.name, kernels::build(trace, links, trace_name)?),
+        (tree_edges::DOC.name, tree_edges::build(links, trace_name)?),
+        (
+            collectives::DOC.name,
+            collectives::build(trace, links, trace_name)?,
+        ),
+        (trace_meta::DOC.name, trace_meta::build(trace, trace_name)?),
+    ])
+}
+
+/// Busy time of a set of GPU events: the length of the union of their intervals.
+fn busy_time(trace: &RawTrace, gpu: &[u32]) -> f64 {
+    let intervals = gpu
+        .iter()
+        .filter_map(|&g| Some((trace.ts[g as usize]?, trace.t_end(g as usize)?)))
+        .collect();
+    tracesql_udfs::intervals::union_length(intervals)
+}
+
+/// Process and thread names from the trace's metadata events ("Unknown" if absent,
+/// as the reference tool prints them).
+fn process_name(trace: &RawTrace, uid: usize) -> &str {
+    trace.pid[uid]
+        .and_then(|p| trace.process_names.get(&p))
+        .map_or("Unknown", String::as_str)
+}
+
+fn process_label(trace: &RawTrace, uid: usize) -> &str {
+    trace.pid[uid]
+        .and_then(|p| trace.process_labels.get(&p))
+        .map_or("Unknown", String::as_str)
+}
+
+fn thread_name(trace: &RawTrace, uid: usize) -> &str {
+    match (trace.pid[uid], trace.tid[uid]) {
+        (Some(p), Some(t)) => trace
+            .thread_names
+            .get(&(p, t))
+            .map_or("Unknown", String::as_str),
+        _ => "Unknown",
+    }
+}

@@ -1,0 +1,129 @@
+//! `ops`: cpu_ops with their inputs and the GPU time they account for.
+
+use super::columns::{
+    boolean, col, float64, int64, repeat_utf8, utf8, utf8_list_from_json, TableDoc,
+};
+use super::{busy_time, process_label, process_name, thread_name};
+use crate::ingest::{EventKind, RawTrace};
+use crate::tree::{EdgeKind, Links};
+use datafusion::arrow::{error::ArrowError, record_batch::RecordBatch};
+
+pub const DOC: TableDoc = TableDoc {
+    name: "ops",
+    doc: "cpu_op events (ATen and framework operators) with parsed inputs and their GPU kernel time.",
+    columns: &[
+        col!("trace", Utf8, "Trace name."),
+        col!("uid", Int64, "Event uid (see events.uid)."),
+        col!("name", Utf8, "Operator name, e.g. aten::addmm."),
+        col!("ts", Float64, "CPU start, µs."),
+        col!("dur", Float64, "CPU duration, µs."),
+        col!("pid", Utf8, "Process id as text."),
+        col!("tid", Utf8, "Thread id as text."),
+        col!("process_name", Utf8, "Name of the process from metadata events, 'Unknown' if absent."),
+        col!("process_label", Utf8, "Label of the process (e.g. CPU), 'Unknown' if absent."),
+        col!("thread_name", Utf8, "Name of the thread from metadata events, 'Unknown' if absent."),
+        col!("external_id", Int64, "args['External id']."),
+        col!("seq_num", Int64, "args['Sequence number'] (autograd pairing)."),
+        col!("parent_uid", Int64, "Enclosing cpu_op or python frame; NULL for roots."),
+        col!("is_root", Bool, "No cpu_op encloses this op on its thread."),
+        col!("in_tree", Bool, "False when the op overlaps its neighbour by 1 µs or more and was left out of the call tree (it still owns its launches)."),
+        col!("forward_uid", Int64, "For backward wrappers (autograd::engine::evaluate_function: ...): the forward op they differentiate."),
+        col!("input_dims", Utf8, "args['Input Dims'] as JSON: one shape per input, [] for non-tensors."),
+        col!("input_types", Utf8List, "args['Input type']: one dtype string per input (c10::BFloat16, float, Scalar, ...)."),
+        col!("input_strides", Utf8, "args['Input Strides'] as JSON."),
+        col!("concrete_inputs", Utf8List, "args['Concrete Inputs']: literal values of non-tensor inputs as strings, '' for tensors."),
+        col!("direct_kernel_count", Int64, "GPU events this op launched itself (its runtime calls, through `execute` wrappers and python frames), collectives excluded."),
+        col!("direct_kernel_time", Float64, "Busy time (union of intervals) of those events, µs; 0 if none."),
+        col!("subtree_kernel_count", Int64, "All GPU events below this op, collectives included."),
+        col!("subtree_kernel_time", Float64, "Busy time of all GPU events below this op, µs; 0 if none."),
+    ],
+};
+
+pub fn build(trace: &RawTrace, links: &Links, name: &str) -> Result<RecordBatch, ArrowError> {
+    let uids: Vec<usize> = (0..trace.len())
+        .filter(|&u| trace.kind[u] == EventKind::CpuOp)
+        .collect();
+    let n = uids.len();
+    let input = |f: fn(&crate::ingest::OpInputs) -> &Option<String>| {
+        uids.iter()
+            .map(|u| {
+                trace
+                    .op_inputs
+                    .get(&(*u as u32))
+                    .and_then(|i| f(i).as_deref())
+            })
+            .collect::<Vec<_>>()
+    };
+    let parent = |u: usize| {
+        links.parent[u]
+            .filter(|(_, k)| matches!(k, EdgeKind::Host | EdgeKind::Python))
+            .map(|(p, _)| p as i64)
+    };
+    let direct = |u: usize| links.direct(u as u32);
+    let subtree = |u: usize| links.subtree(u as u32);
+    DOC.batch(vec![
+        ("trace", repeat_utf8(name, n)),
+        ("uid", int64(uids.iter().map(|&u| Some(u as i64)))),
+        ("name", utf8(uids.iter().map(|&u| trace.str(trace.name[u])))),
+        ("ts", float64(uids.iter().map(|&u| trace.ts[u]))),
+        ("dur", float64(uids.iter().map(|&u| trace.dur[u]))),
+        ("pid", utf8(uids.iter().map(|&u| trace.str(trace.pid[u])))),
+        ("tid", utf8(uids.iter().map(|&u| trace.str(trace.tid[u])))),
+        (
+            "process_name",
+            utf8(uids.iter().map(|&u| Some(process_name(trace, u)))),
+        ),
+        (
+            "process_label",
+            utf8(uids.iter().map(|&u| Some(process_label(trace, u)))),
+        ),
+        (
+            "thread_name",
+            utf8(uids.iter().map(|&u| Some(thread_name(trace, u)))),
+        ),
+        (
+            "external_id",
+            int64(uids.iter().map(|&u| trace.external_id[u])),
+        ),
+        ("seq_num", int64(uids.iter().map(|&u| trace.seq_num[u]))),
+        ("parent_uid", int64(uids.iter().map(|&u| parent(u)))),
+        (
+            "is_root",
+            boolean(uids.iter().map(|&u| Some(links.cpu_root[u]))),
+        ),
+        (
+            "in_tree",
+            boolean(uids.iter().map(|&u| Some(!links.dropped[u]))),
+        ),
+        (
+            "forward_uid",
+            int64(
+                uids.iter()
+                    .map(|&u| links.forward_of.get(&(u as u32)).map(|&f| f as i64)),
+            ),
+        ),
+        ("input_dims", utf8(input(|i| &i.dims))),
+        ("input_types", utf8_list_from_json(input(|i| &i.types))),
+        ("input_strides", utf8(input(|i| &i.strides))),
+        (
+            "concrete_inputs",
+            utf8_list_from_json(input(|i| &i.concrete)),
+        ),
+        (
+            "direct_kernel_count",
+            int64(uids.iter().map(|&u| Some(direct(u).len() as i64))),
+        ),
+        (
+            "direct_kernel_time",
+            float64(uids.iter().map(|&u| Some(busy_time(trace, direct(u))))),
+        ),
+        (
+            "subtree_kernel_count",
+            int64(uids.iter().map(|&u| Some(subtree(u).len() as i64))),
+        ),
+        (
+            "subtree_kernel_time",
+            float64(uids.iter().map(|&u| Some(busy_time(trace, subtree(u))))),
+        ),
+    ])
+}

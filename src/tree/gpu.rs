@@ -1,0 +1,191 @@
+//! Attaching GPU work to the runtime/driver call that launched it.
+
+use std::collections::HashMap;
+
+use super::{EdgeKind, Links};
+use crate::ingest::{EventKind, RawTrace};
+
+/// What kind of work a GPU event is, for timelines and attribution.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GpuClass {
+    Compute,
+    Communication,
+    Memcpy,
+    Memset,
+}
+
+impl GpuClass {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GpuClass::Compute => "compute",
+            GpuClass::Communication => "communication",
+            GpuClass::Memcpy => "memcpy",
+            GpuClass::Memset => "memset",
+        }
+    }
+
+    /// Classifies a GPU event by category and name (spec §4.2).
+    ///
+    /// ROCm 7.1 issues copies as kernels named `MEMORY_COPY_*` or
+    /// `__amd_rocclr_copyBuffer*`; those are memcpy. Collective kernels are found by
+    /// name (`nccl`, `rccl`, `cross_device_reduce`, any case).
+    pub fn of(kind: EventKind, name: &str) -> Option<GpuClass> {
+        match kind {
+            EventKind::Memcpy => Some(GpuClass::Memcpy),
+            EventKind::Kernel if is_rocm_copy_kernel(name) => Some(GpuClass::Memcpy),
+            EventKind::Kernel if is_rocm_fill_kernel(name) => Some(GpuClass::Compute),
+            EventKind::Kernel | EventKind::Memset if is_collective(name) => {
+                Some(GpuClass::Communication)
+            }
+            EventKind::Kernel => Some(GpuClass::Compute),
+            EventKind::Memset => Some(GpuClass::Memset),
+            _ => None,
+        }
+    }
+}
+
+/// Names of collective-communication kernels (NCCL, RCCL, vLLM custom all-reduce).
+pub fn is_collective(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    lower.contains("nccl") || lower.contains("rccl") || lower.contains("cross_device_reduce")
+}
+
+fn strip_kd(name: &str) -> &str {
+    name.strip_suffix(".kd").unwrap_or(name)
+}
+
+fn is_rocm_copy_kernel(name: &str) -> bool {
+    let n = strip_kd(name);
+    matches!(
+        n,
+        "MEMORY_COPY_HOST_TO_DEVICE"
+            | "MEMORY_COPY_DEVICE_TO_HOST"
+            | "MEMORY_COPY_DEVICE_TO_DEVICE"
+    ) || n
+        .strip_prefix("__amd_rocclr_copyBuffer")
+        .is_some_and(|rest| {
+            let rest = rest.strip_prefix("Rect").unwrap_or(rest);
+            rest.is_empty() || rest == "Aligned"
+        })
+}
+
+fn is_rocm_fill_kernel(name: &str) -> bool {
+    matches!(
+        strip_kd(name),
+        "__amd_rocclr_fillBuffer" | "__amd_rocclr_fillBufferAligned"
+    )
+}
+
+/// How a GPU event was tied to its launching call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LinkedBy {
+    /// By an `ac2g` flow whose end lands on this event (what the reference uses).
+    Flow,
+    /// A graph launch claims every GPU event carrying its correlation id.
+    Graph,
+    /// By the correlation id alone: the trace has no flow for it. The reference
+    /// tool leaves these unlinked.
+    Correlation,
+}
+
+impl LinkedBy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LinkedBy::Flow => "flow",
+            LinkedBy::Graph => "graph",
+            LinkedBy::Correlation => "correlation",
+        }
+    }
+}
+
+/// Which argument ties launches to GPU work: `correlation`, unless the first launch
+/// call in the trace lacks it, in which case old traces used `External id`.
+fn link_values(trace: &RawTrace) -> &[Option<i64>] {
+    let first_launch = (0..trace.len()).find(|&u| {
+        trace.kind[u].is_launch_api() && trace.name_of(u).to_ascii_lowercase().contains("launch")
+    });
+    match first_launch {
+        Some(u) if trace.correlation[u].is_none() => &trace.external_id,
+        _ => &trace.correlation,
+    }
+}
+
+fn is_graph_launch(name: &str) -> bool {
+    matches!(name, "cudaGraphLaunch" | "hipGraphLaunch")
+}
+
+/// Attaches every GPU event to the runtime/driver call with the same link value
+/// (the last such call in file order), and records which events a flow confirms.
+pub fn attach_gpu_events(trace: &RawTrace, links: &mut Links) {
+    let key = link_values(trace);
+    let mut launch_by_key: HashMap<i64, u32> = HashMap::new();
+    for u in 0..trace.len() {
+        if trace.kind[u].is_launch_api() {
+            if let Some(k) = key[u] {
+                launch_by_key.insert(k, u as u32);
+            }
+        }
+    }
+    let flow_targets = flow_targets(trace, key);
+    for g in 0..trace.len() {
+        let kind = trace.kind[g];
+        if !kind.is_gpu() {
+            continue;
+        }
+        links.gpu_class[g] = GpuClass::of(kind, trace.name_of(g));
+        let Some(launch) = key[g].and_then(|k| launch_by_key.get(&k).copied()) else {
+            continue;
+        };
+        let by = if is_graph_launch(trace.name_of(launch as usize)) {
+            LinkedBy::Graph
+        } else if flow_targets.get(&key[g].unwrap_or_default()) == Some(&(g as u32)) {
+            LinkedBy::Flow
+        } else {
+            LinkedBy::Correlation
+        };
+        links.linked_by[g] = Some(by);
+        links.set_parent(g as u32, launch, EdgeKind::Launch);
+        add_to_ancestors(links, launch, g as u32);
+    }
+}
+
+/// For each flow id with both ends, the event the reference tool would link: the
+/// last event on the end's (pid, tid) whose link value equals the id.
+fn flow_targets(trace: &RawTrace, key: &[Option<i64>]) -> HashMap<i64, u32> {
+    let mut starts = HashMap::new();
+    let mut ends = HashMap::new();
+    for u in 0..trace.len() {
+        match (trace.kind[u], trace.flow_id[u]) {
+            (EventKind::FlowStart, Some(id)) => {
+                starts.insert(id, u);
+            }
+            (EventKind::FlowEnd, Some(id)) => {
+                ends.insert(id, u);
+            }
+            _ => {}
+        }
+    }
+    let mut by_place = HashMap::new();
+    for u in 0..trace.len() {
+        let flow = matches!(trace.kind[u], EventKind::FlowStart | EventKind::FlowEnd);
+        if let (false, Some(k), Some(_)) = (flow, key[u], trace.args_span[u]) {
+            by_place.insert((trace.pid[u], trace.tid[u], k), u as u32);
+        }
+    }
+    ends.into_iter()
+        .filter(|(id, _)| starts.contains_key(id))
+        .filter_map(|(id, f)| {
+            let target = by_place.get(&(trace.pid[f], trace.tid[f], id))?;
+            Some((id, *target))
+        })
+        .collect()
+}
+
+/// Records `gpu` in the subtree list of `launch` and of every ancestor above it.
+fn add_to_ancestors(links: &mut Links, launch: u32, gpu: u32) {
+    let mut at = Some(launch);
+    while let Some(uid) = at {
+        links.subtree_gpu.entry(uid).or_default().push(gpu);
+        at = links.parent[uid as usize].map(|(p, _)| p);
+    }
+}
