@@ -4,6 +4,7 @@
 //! `ingest` (file → decoded events) → `tree` (call-tree links) → `model` (Arrow
 //! tables) → `engine` (DataFusion session) → `output` (rendering).
 
+pub mod catalog;
 pub mod engine;
 pub mod ingest;
 pub mod model;

@@ -257,10 +257,16 @@ fn flow_id(v: &RawValue) -> Option<i64> {
 }
 
 fn serde_problem(e: &serde_json::Error, text: &[u8], at: u64) -> EventError {
-    EventError(
-        strip_position(&e.to_string()),
-        at + byte_of(text, e.line(), e.column()),
-    )
+    let message = strip_position(&e.to_string());
+    // Say when the event is not valid JSON at all, as opposed to a field of the wrong
+    // type (serde_json files a too-large number such as 1e999 under syntax errors too).
+    let malformed = (e.is_syntax() || e.is_eof()) && !message.starts_with("number out of range");
+    let message = if malformed {
+        format!("malformed JSON: {message}")
+    } else {
+        message
+    };
+    EventError(message, at + byte_of(text, e.line(), e.column()))
 }
 
 #[cfg(test)]

@@ -39,7 +39,7 @@ pub enum Problem {
     NotATrace(String),
     #[error("the trace has no events (traceEvents is empty)")]
     NoEvents,
-    #[error("event {index} (byte {offset}): {message}")]
+    #[error("event {index} at byte {offset}: {message}")]
     BadEvent {
         index: u64,
         offset: u64,

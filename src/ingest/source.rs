@@ -15,7 +15,7 @@ use super::error::Problem;
 /// Size of the chunks the reader thread hands over.
 const CHUNK: usize = 1 << 20;
 /// Inputs larger than this show a progress bar when stderr is a terminal.
-const PROGRESS_MIN_BYTES: u64 = 32 << 20;
+const PROGRESS_MIN_BYTES: u64 = 4 << 20;
 
 const GZIP_MAGIC: &[u8] = &[0x1f, 0x8b];
 const ZIP_MAGIC: &[u8] = b"PK\x03\x04";

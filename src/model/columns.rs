@@ -3,7 +3,8 @@
 use std::sync::Arc;
 
 use datafusion::arrow::array::{
-    ArrayRef, BooleanArray, Float64Array, Int64Array, ListBuilder, StringArray, StringBuilder,
+    ArrayRef, BooleanArray, Float64Array, Int64Array, Int64Builder, ListBuilder, StringArray,
+    StringBuilder,
 };
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use datafusion::arrow::error::ArrowError;
@@ -18,6 +19,8 @@ pub enum Ty {
     Bool,
     /// A list of strings (dtypes, concrete inputs).
     Utf8List,
+    /// A list of integer lists (one shape or stride per input).
+    Int64ListList,
 }
 
 impl Ty {
@@ -28,6 +31,10 @@ impl Ty {
             Ty::Float64 => DataType::Float64,
             Ty::Bool => DataType::Boolean,
             Ty::Utf8List => DataType::List(Arc::new(Field::new("item", DataType::Utf8, true))),
+            Ty::Int64ListList => {
+                let inner = DataType::List(Arc::new(Field::new("item", DataType::Int64, true)));
+                DataType::List(Arc::new(Field::new("item", inner, true)))
+            }
         }
     }
 }
@@ -117,6 +124,36 @@ pub fn utf8_list_from_json<'a>(rows: impl IntoIterator<Item = Option<&'a str>>) 
             }
             None => builder.append(false),
         }
+    }
+    Arc::new(builder.finish())
+}
+
+/// A list-of-integer-lists column from JSON text such as `[[1, 512], [], [512]]`.
+///
+/// An element that is not a flat list of integers (a TensorList argument records
+/// a list of shapes) becomes a NULL element; a row that is not a list becomes NULL.
+pub fn int64_list_list_from_json<'a>(rows: impl IntoIterator<Item = Option<&'a str>>) -> ArrayRef {
+    let mut builder = ListBuilder::new(ListBuilder::new(Int64Builder::new()));
+    for row in rows {
+        let parsed = row.and_then(|t| serde_json::from_str::<Vec<serde_json::Value>>(t).ok());
+        let Some(items) = parsed else {
+            builder.append(false);
+            continue;
+        };
+        for item in items {
+            let ints: Option<Vec<i64>> = item
+                .as_array()
+                .and_then(|xs| xs.iter().map(serde_json::Value::as_i64).collect());
+            let inner = builder.values();
+            match ints {
+                Some(xs) => {
+                    inner.values().append_slice(&xs);
+                    inner.append(true);
+                }
+                None => inner.append(false),
+            }
+        }
+        builder.append(true);
     }
     Arc::new(builder.finish())
 }

@@ -1,7 +1,8 @@
 //! `ops`: cpu_ops with their inputs and the GPU time they account for.
 
 use super::columns::{
-    boolean, col, float64, int64, repeat_utf8, utf8, utf8_list_from_json, TableDoc,
+    boolean, col, float64, int64, int64_list_list_from_json, repeat_utf8, utf8,
+    utf8_list_from_json, TableDoc,
 };
 use super::{busy_time, process_label, process_name, thread_name};
 use crate::ingest::{EventKind, RawTrace};
@@ -28,10 +29,12 @@ pub const DOC: TableDoc = TableDoc {
         col!("is_root", Bool, "No cpu_op encloses this op on its thread."),
         col!("in_tree", Bool, "False when the op overlaps its neighbour by 1 µs or more and was left out of the call tree (it still owns its launches)."),
         col!("forward_uid", Int64, "For backward wrappers (autograd::engine::evaluate_function: ...): the forward op they differentiate."),
-        col!("input_dims", Utf8, "args['Input Dims'] as JSON: one shape per input, [] for non-tensors."),
+        col!("input_dims", Int64ListList, "args['Input Dims'] parsed: one shape per input, [] for non-tensors, NULL element for a TensorList input (see input_dims_json)."),
         col!("input_types", Utf8List, "args['Input type']: one dtype string per input (c10::BFloat16, float, Scalar, ...)."),
-        col!("input_strides", Utf8, "args['Input Strides'] as JSON."),
+        col!("input_strides", Int64ListList, "args['Input Strides'] parsed like input_dims."),
         col!("concrete_inputs", Utf8List, "args['Concrete Inputs']: literal values of non-tensor inputs as strings, '' for tensors."),
+        col!("input_dims_json", Utf8, "args['Input Dims'] exactly as written (JSON text), nested TensorList shapes included."),
+        col!("input_strides_json", Utf8, "args['Input Strides'] exactly as written (JSON text)."),
         col!("direct_kernel_count", Int64, "GPU events this op launched itself (its runtime calls, through `execute` wrappers and python frames), collectives excluded."),
         col!("direct_kernel_time", Float64, "Busy time (union of intervals) of those events, µs; 0 if none."),
         col!("subtree_kernel_count", Int64, "All GPU events below this op, collectives included."),
@@ -102,13 +105,18 @@ pub fn build(trace: &RawTrace, links: &Links, name: &str) -> Result<RecordBatch,
                     .map(|&u| links.forward_of.get(&(u as u32)).map(|&f| f as i64)),
             ),
         ),
-        ("input_dims", utf8(input(|i| &i.dims))),
+        ("input_dims", int64_list_list_from_json(input(|i| &i.dims))),
         ("input_types", utf8_list_from_json(input(|i| &i.types))),
-        ("input_strides", utf8(input(|i| &i.strides))),
+        (
+            "input_strides",
+            int64_list_list_from_json(input(|i| &i.strides)),
+        ),
         (
             "concrete_inputs",
             utf8_list_from_json(input(|i| &i.concrete)),
         ),
+        ("input_dims_json", utf8(input(|i| &i.dims))),
+        ("input_strides_json", utf8(input(|i| &i.strides))),
         (
             "direct_kernel_count",
             int64(uids.iter().map(|&u| Some(direct(u).len() as i64))),

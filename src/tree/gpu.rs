@@ -151,10 +151,18 @@ pub fn attach_gpu_events(trace: &RawTrace, links: &mut Links) {
 
 /// For each flow id with both ends, the event the reference tool would link: the
 /// last event on the end's (pid, tid) whose link value equals the id.
+///
+/// Only `cat: "ac2g"` flows count. The reference indexes those alone (spec §2.2), so
+/// the legacy `async_cpu_to_gpu` flows, though decoded as flow events, confirm
+/// nothing: kernels they point at are linked by correlation only, which the
+/// reference would leave unlinked.
 fn flow_targets(trace: &RawTrace, key: &[Option<i64>]) -> HashMap<i64, u32> {
     let mut starts = HashMap::new();
     let mut ends = HashMap::new();
     for u in 0..trace.len() {
+        if trace.str(trace.cat[u]) != Some("ac2g") {
+            continue;
+        }
         match (trace.kind[u], trace.flow_id[u]) {
             (EventKind::FlowStart, Some(id)) => {
                 starts.insert(id, u);

@@ -93,10 +93,12 @@ pub fn nest_host_events(trace: &RawTrace, links: &mut Links) {
 /// no host parent under the innermost python frame around it.
 ///
 /// This runs after host nesting and never changes it, so the cpu_op tree is the
-/// same whether or not a trace recorded python frames.
+/// same whether or not a trace recorded python frames. Events the host pass dropped
+/// (bleed rule) stay out of the tree here too: spec §2.3 gives them no parent.
 pub fn nest_python_frames(trace: &RawTrace, links: &mut Links) {
     let is_python = |u: usize| trace.kind[u] == EventKind::PythonFunction;
-    let is_top_host = |u: usize| trace.kind[u].is_host() && links.parent[u].is_none();
+    let is_top_host =
+        |u: usize| trace.kind[u].is_host() && links.parent[u].is_none() && !links.dropped[u];
     let mut order = by_start(trace, |u| is_python(u) || is_top_host(u));
     if !order.iter().any(|&u| is_python(u as usize)) {
         return;

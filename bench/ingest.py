@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""Ingest benchmark: load a trace end to end and report MB/s and peak RSS.
+
+Speed is reported against baselines measured in the same run on the same file:
+  * `gzip -dc` alone (the floor: decompression without any parsing),
+  * Python's `json.load` of the same file (what any Python pipeline pays first).
+
+Usage: bench/ingest.py [--bin target/release/tracesql] [--runs 5] [TRACE]
+Default TRACE: the largest conformance trace (h100 google_owlv2, 55 MB of JSON).
+Build first: cargo build --release
+"""
+
+import argparse
+import gzip
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+CONFORMANCE = os.environ.get(
+    "TRACESQL_CONFORMANCE", os.path.join(ROOT, "..", "shared", "conformance")
+)
+DEFAULT_TRACE = os.path.join(
+    CONFORMANCE, "traces", "h100", "google_owlv2-large-patch14-ensemble__1016001.json.gz"
+)
+
+
+def run_once(argv):
+    """Wall seconds and peak RSS (bytes) of one run of argv."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    stderr = proc.stderr.read().decode(errors="replace")
+    proc.stderr.close()
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit(f"benchmark command failed: {' '.join(argv)}\n{stderr}")
+    return wall, usage.ru_maxrss * 1024
+
+
+def measure(argv, runs):
+    results = [run_once(argv) for _ in range(runs)]
+    return statistics.median(w for w, _ in results), max(r for _, r in results)
+
+
+def uncompressed_size(path):
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rb") as f:
+        return sum(len(chunk) for chunk in iter(lambda: f.read(1 << 20), b""))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("trace", nargs="?", default=DEFAULT_TRACE)
+    parser.add_argument("--bin", default=os.path.join(ROOT, "target", "release", "tracesql"))
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    if not os.path.exists(args.trace):
+        sys.exit(f"trace not found: {args.trace}")
+    if not os.path.exists(args.bin):
+        sys.exit(f"binary not found: {args.bin} (run cargo build --release)")
+
+    json_bytes = uncompressed_size(args.trace)
+    mb = json_bytes / 1e6
+    py_load = (
+        "import gzip,json,sys; p=sys.argv[1]; "
+        "json.load(gzip.open(p) if p.endswith('.gz') else open(p,'rb'))"
+    )
+    cases = [
+        ("tracesql tables (decompress+parse+link+Arrow)", [args.bin, "tables", args.trace]),
+        ("baseline: gzip -dc > /dev/null", ["gzip", "-dc", args.trace]),
+        ("baseline: python json.load", [sys.executable, "-c", py_load, args.trace]),
+    ]
+    if not args.trace.endswith(".gz"):
+        cases.pop(1)
+    print(f"trace: {args.trace}")
+    print(f"uncompressed JSON: {mb:.1f} MB, runs per case: {args.runs} (median wall time)")
+    print(f"{'case':<48} {'wall s':>8} {'MB/s':>8} {'peak RSS MB':>12} {'RSS/JSON':>9}")
+    measured = []
+    for label, argv in cases:
+        wall, rss = measure(argv, args.runs)
+        measured.append((label, wall))
+        print(f"{label:<48} {wall:>8.3f} {mb / wall:>8.1f} {rss / 1e6:>12.1f} {rss / json_bytes:>9.2f}")
+    ours = measured[0][1]
+    for label, wall in measured[1:]:
+        print(f"tracesql vs {label.split(': ', 1)[1]}: {wall / ours:.2f}x the baseline's speed")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,43 @@
+//! Embeds every `.sql` file under `queries/` in the binary, so the shipped reports,
+//! categories and rules work without the source tree.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+fn sql_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            sql_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "sql") {
+            out.push(path);
+        }
+    }
+}
+
+fn main() {
+    let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("set by cargo"));
+    let queries = root.join("queries");
+    println!("cargo:rerun-if-changed={}", queries.display());
+    let mut files = Vec::new();
+    sql_files(&queries, &mut files);
+    files.sort();
+    let mut code = String::from("pub static EMBEDDED: &[(&str, &str)] = &[\n");
+    for file in &files {
+        println!("cargo:rerun-if-changed={}", file.display());
+        let relative = file.strip_prefix(&queries).expect("under queries/");
+        let _ = writeln!(
+            code,
+            "    ({:?}, include_str!({:?})),",
+            relative.to_string_lossy().replace('\\', "/"),
+            file.display().to_string()
+        );
+    }
+    code.push_str("];\n");
+    let out =
+        PathBuf::from(std::env::var("OUT_DIR").expect("set by cargo")).join("embedded_queries.rs");
+    std::fs::write(out, code).expect("OUT_DIR is writable");
+}

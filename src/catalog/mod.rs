@@ -1,0 +1,148 @@
+//! The query catalog: every report, category and rule is a `.sql` file.
+//!
+//! Shipped files live under `queries/` and are embedded at build time; a user's
+//! `--queries DIR` adds files, and a user file with the same `name` replaces ours.
+//! Each file starts with a header the catalog reads:
+//!
+//! ```sql
+//! -- name: ops_summary
+//! -- version: 1
+//! -- kind: report
+//! -- description: GPU kernel time per CPU op name, sorted by total time.
+//! -- params: platform (optional)
+//! SELECT ...
+//! ```
+
+mod header;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+pub use header::{parse_query, QueryKind};
+
+mod embedded {
+    include!(concat!(env!("OUT_DIR"), "/embedded_queries.rs"));
+}
+
+/// Where a query came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// Shipped with tracesql: the path under `queries/`.
+    Builtin(String),
+    /// From the user's `--queries` directory.
+    User(PathBuf),
+}
+
+impl std::fmt::Display for Origin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Origin::Builtin(path) => write!(f, "queries/{path}"),
+            Origin::User(path) => write!(f, "{}", path.display()),
+        }
+    }
+}
+
+/// One catalog entry.
+#[derive(Debug, Clone)]
+pub struct Query {
+    pub name: String,
+    pub version: u32,
+    pub kind: QueryKind,
+    pub description: String,
+    pub params: Vec<String>,
+    /// Extra header fields (`-- key: value`) a kind may use, e.g. `order`.
+    pub extra: BTreeMap<String, String>,
+    /// The SQL after the header.
+    pub sql: String,
+    pub origin: Origin,
+}
+
+/// Problems with query files, reported with the file they concern.
+#[derive(Debug, thiserror::Error)]
+#[error("{origin}: {problem}")]
+pub struct CatalogError {
+    pub origin: String,
+    pub problem: String,
+}
+
+/// All queries by name.
+#[derive(Debug, Clone, Default)]
+pub struct Catalog {
+    queries: BTreeMap<String, Query>,
+}
+
+impl Catalog {
+    /// The queries shipped in the binary.
+    pub fn builtin() -> Result<Catalog, CatalogError> {
+        let mut catalog = Catalog::default();
+        for (path, text) in embedded::EMBEDDED {
+            catalog.insert(parse_query(text, Origin::Builtin(path.to_string()))?);
+        }
+        Ok(catalog)
+    }
+
+    /// The shipped queries plus every `.sql` file under `dir` (overriding by name).
+    pub fn with_user_dir(dir: &Path) -> Result<Catalog, CatalogError> {
+        let mut catalog = Catalog::builtin()?;
+        let fail = |problem: String| CatalogError {
+            origin: dir.display().to_string(),
+            problem,
+        };
+        if !dir.is_dir() {
+            return Err(fail("not a directory".into()));
+        }
+        let mut files = Vec::new();
+        collect_sql_files(dir, &mut files).map_err(|e| fail(e.to_string()))?;
+        files.sort();
+        for file in files {
+            let text = std::fs::read_to_string(&file).map_err(|e| CatalogError {
+                origin: file.display().to_string(),
+                problem: format!("cannot read: {e}"),
+            })?;
+            catalog.insert(parse_query(&text, Origin::User(file))?);
+        }
+        Ok(catalog)
+    }
+
+    fn insert(&mut self, query: Query) {
+        self.queries.insert(query.name.clone(), query);
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Query> {
+        self.queries.get(name)
+    }
+
+    /// Every query, sorted by name.
+    pub fn iter(&self) -> impl Iterator<Item = &Query> {
+        self.queries.values()
+    }
+
+    /// Queries of one kind, in their `order` header (then name) order.
+    pub fn of_kind(&self, kind: QueryKind) -> Vec<&Query> {
+        let mut out: Vec<&Query> = self.iter().filter(|q| q.kind == kind).collect();
+        out.sort_by_key(|q| (q.order(), q.name.clone()));
+        out
+    }
+}
+
+impl Query {
+    /// Position among queries of its kind (`-- order: N`), default last.
+    pub fn order(&self) -> u32 {
+        self.extra
+            .get("order")
+            .and_then(|o| o.parse().ok())
+            .unwrap_or(u32::MAX)
+    }
+}
+
+fn collect_sql_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.is_dir() {
+            collect_sql_files(&path, out)?;
+        } else if path.extension().is_some_and(|e| e == "sql") {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
