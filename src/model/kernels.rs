@@ -26,7 +26,7 @@ pub const DOC: TableDoc = TableDoc {
         col!("external_id", Int64, "args['External id']."),
         col!("launch_uid", Int64, "The runtime/driver call that launched it (cudaLaunchKernel, hipGraphLaunch, cuLaunchKernel, ...); NULL if unlinked."),
         col!("launch_name", Utf8, "Name of that call."),
-        col!("linked_by", Utf8, "flow: an ac2g flow confirms the link (what TraceLens uses); graph: a graph launch claims all GPU work with its correlation; correlation: matched by correlation id alone (no flow in the trace); NULL: unlinked."),
+        col!("linked_by", Utf8, "flow: a CPU→GPU flow (ac2g or async_cpu_to_gpu) confirms the link; graph: a graph launch claims all GPU work with its correlation; correlation: matched by correlation id alone (no flow in the trace); NULL: unlinked."),
         col!("op_uid", Int64, "The cpu_op it is attributed to: the nearest cpu_op above the launch, skipping python frames and `execute` wrappers; NULL if none."),
         col!("op_name", Utf8, "Name of that cpu_op."),
         col!("grid", Utf8, "args.grid as JSON, e.g. [128, 1, 1]."),

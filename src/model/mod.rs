@@ -9,6 +9,7 @@ mod columns;
 mod events;
 mod kernels;
 mod ops;
+mod threads;
 mod trace_meta;
 mod tree_edges;
 
@@ -28,6 +29,7 @@ pub const TABLES: &[&TableDoc] = &[
     &tree_edges::DOC,
     &collectives::DOC,
     &trace_meta::DOC,
+    &threads::DOC,
 ];
 
 /// Looks a table's docs up by name.
@@ -51,6 +53,7 @@ pub fn build_tables(
             collectives::build(trace, links, trace_name)?,
         ),
         (trace_meta::DOC.name, trace_meta::build(trace, trace_name)?),
+        (threads::DOC.name, threads::build(trace, trace_name)?),
     ])
 }
 

@@ -79,7 +79,8 @@ fn is_rocm_fill_kernel(name: &str) -> bool {
 /// How a GPU event was tied to its launching call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LinkedBy {
-    /// By an `ac2g` flow whose end lands on this event (what the reference uses).
+    /// By a CPU→GPU flow (`ac2g`, or the older `async_cpu_to_gpu`) whose end lands
+    /// on this event.
     Flow,
     /// A graph launch claims every GPU event carrying its correlation id.
     Graph,
@@ -152,17 +153,13 @@ pub fn attach_gpu_events(trace: &RawTrace, links: &mut Links) {
 /// For each flow id with both ends, the event the reference tool would link: the
 /// last event on the end's (pid, tid) whose link value equals the id.
 ///
-/// Only `cat: "ac2g"` flows count. The reference indexes those alone (spec §2.2), so
-/// the legacy `async_cpu_to_gpu` flows, though decoded as flow events, confirm
-/// nothing: kernels they point at are linked by correlation only, which the
-/// reference would leave unlinked.
+/// Older PyTorch versions name these flows `async_cpu_to_gpu` instead of `ac2g`; both
+/// confirm a link (the reference indexes `ac2g` alone and so leaves such traces
+/// unlinked, see DIFFERENCES.md).
 fn flow_targets(trace: &RawTrace, key: &[Option<i64>]) -> HashMap<i64, u32> {
     let mut starts = HashMap::new();
     let mut ends = HashMap::new();
     for u in 0..trace.len() {
-        if trace.str(trace.cat[u]) != Some("ac2g") {
-            continue;
-        }
         match (trace.kind[u], trace.flow_id[u]) {
             (EventKind::FlowStart, Some(id)) => {
                 starts.insert(id, u);
