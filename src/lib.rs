@@ -9,6 +9,7 @@ pub mod engine;
 pub mod ingest;
 pub mod model;
 pub mod output;
+pub mod report;
 pub mod tree;
 
 /// Errors at the top of the tool, each with the exit code the CLI uses.

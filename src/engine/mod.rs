@@ -3,12 +3,14 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use datafusion::arrow::array::Array;
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::datasource::MemTable;
 use datafusion::error::DataFusionError;
 use datafusion::prelude::SessionContext;
 use datafusion::sql::parser::DFParser;
 
+use crate::catalog::{Catalog, Query};
 use crate::ingest::{self, IngestError, Problem};
 use crate::model::{self, TABLES};
 use crate::tree;
@@ -48,9 +50,11 @@ pub fn trace_name(path: &str) -> String {
     name.to_string()
 }
 
-/// A DataFusion session holding every loaded trace side by side.
+/// A DataFusion session holding every loaded trace side by side, with tracesql's
+/// functions and the catalog's views registered.
 pub struct Engine {
     ctx: SessionContext,
+    catalog: Catalog,
     batches: BTreeMap<&'static str, Vec<RecordBatch>>,
     trace_names: Vec<String>,
 }
@@ -62,10 +66,20 @@ impl Default for Engine {
 }
 
 impl Engine {
-    /// An engine with every table registered, empty.
+    /// An engine with the shipped catalog and every table registered, empty.
     pub fn new() -> Self {
+        // The shipped catalog is checked by tests; an invalid file is a build bug.
+        let catalog = Catalog::builtin().unwrap_or_else(|e| panic!("shipped query {e}"));
+        Self::with_catalog(catalog)
+    }
+
+    /// An engine using `catalog` for its views, categories, reports and rules.
+    pub fn with_catalog(catalog: Catalog) -> Self {
+        let ctx = SessionContext::new();
+        tracesql_udfs::register_all(&ctx);
         let mut engine = Engine {
-            ctx: SessionContext::new(),
+            ctx,
+            catalog,
             batches: BTreeMap::new(),
             trace_names: Vec::new(),
         };
@@ -73,6 +87,10 @@ impl Engine {
             engine.batches.insert(doc.name, Vec::new());
         }
         engine
+    }
+
+    pub fn catalog(&self) -> &Catalog {
+        &self.catalog
     }
 
     pub fn context(&self) -> &SessionContext {
@@ -100,11 +118,11 @@ impl Engine {
             self.batches.entry(table).or_default().push(batch);
         }
         self.trace_names.push(trace.name.clone());
-        self.register_all()?;
+        self.register_tables()?;
         Ok(trace.name)
     }
 
-    fn register_all(&self) -> Result<(), DataFusionError> {
+    fn register_tables(&self) -> Result<(), DataFusionError> {
         for doc in TABLES {
             let batches = self.batches.get(doc.name).cloned().unwrap_or_default();
             let table = MemTable::try_new(doc.schema(), vec![batches])?;
@@ -112,6 +130,50 @@ impl Engine {
             self.ctx.register_table(doc.name, Arc::new(table))?;
         }
         Ok(())
+    }
+
+    /// (Re)creates the catalog's views and categories over the current tables.
+    ///
+    /// Views are planned when created, so they are made again after tables change;
+    /// a view that refers to another not made yet is retried after the others.
+    pub async fn register_views(&self) -> Result<(), DataFusionError> {
+        let mut pending: Vec<&Query> = self.catalog.iter().filter(|q| q.kind.is_view()).collect();
+        while !pending.is_empty() {
+            let mut failed = Vec::new();
+            let mut last_error = None;
+            for query in &pending {
+                let sql = format!("CREATE OR REPLACE VIEW {} AS {}", query.name, query.sql);
+                if let Err(e) = self.run_sql(&sql).await {
+                    failed.push(*query);
+                    last_error = Some((query.origin.to_string(), e));
+                }
+            }
+            if failed.len() == pending.len() {
+                let (origin, e) = last_error.expect("a view failed");
+                return Err(DataFusionError::Plan(format!("{origin}: {e}")));
+            }
+            pending = failed;
+        }
+        Ok(())
+    }
+
+    /// Evaluates a query's `-- when:` condition (true when it has none).
+    pub async fn condition_holds(&self, query: &Query) -> Result<bool, DataFusionError> {
+        let Some(condition) = query.extra.get("when") else {
+            return Ok(true);
+        };
+        let results = self.run_sql(&format!("SELECT {condition}")).await?;
+        let batch = results.into_iter().flatten().next();
+        let holds = batch.and_then(|b| {
+            b.column(0)
+                .as_any()
+                .downcast_ref::<datafusion::arrow::array::BooleanArray>()
+                .filter(|a| a.len() == 1 && a.is_valid(0))
+                .map(|a| a.value(0))
+        });
+        holds.ok_or_else(|| {
+            DataFusionError::Plan(format!("{}: `-- when:` must be one boolean", query.origin))
+        })
     }
 
     /// Row count of a registered table.

@@ -1,4 +1,7 @@
-//! Rendering query results: terminal tables, CSV, JSON.
+//! Rendering query results: terminal tables, CSV, JSON, Markdown; atomic files.
+
+pub mod atomic;
+pub mod report_csv;
 
 use std::io::Write;
 

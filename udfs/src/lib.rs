@@ -1,7 +1,53 @@
 //! `tracesql-udfs`: the numeric building blocks of tracesql's reports.
 //!
 //! This crate knows nothing about trace files: it offers interval algebra over GPU
-//! activity (and, later, perf models and roofline functions) as plain Rust and as
-//! DataFusion functions, so it can be used from any DataFusion session.
+//! activity, numpy-exact statistics and Python-exact formatting, as plain Rust and
+//! as DataFusion functions, so it can be used from any DataFusion session.
+//!
+//! SQL functions ([`register_all`] registers them all):
+//!
+//! | function | kind | returns |
+//! |---|---|---|
+//! | `busy_time(ts DOUBLE, t_end DOUBLE)` | aggregate | `DOUBLE` union length |
+//! | `uncovered_time(ts DOUBLE, t_end DOUBLE, is_target BOOLEAN)` | aggregate | `DOUBLE` target time not under the others |
+//! | `histogram(value DOUBLE, bins BIGINT)` | aggregate | `LIST<STRUCT<bin_start, bin_end, count>>` |
+//! | `kernel_stats(order_key DOUBLE, kernels LIST<STRUCT<name, dur, stream>>)` | aggregate | `LIST<STRUCT<name, stream, count, total_duration_us, …>>` |
+//! | `py_repr(json UTF8)` | scalar | `UTF8` Python text of a JSON value |
+//! | `py_str_list(LIST<UTF8>)` | scalar | `UTF8` Python list of strings |
+//! | `py_kernel_details(kernel_stats result)` | scalar | `UTF8` kernel_details_summary cell |
+//! | `py_trunc_kernel_details(kernel_stats result)` | scalar | `UTF8` trunc_kernel_details cell |
 
+pub mod busy_time;
+pub mod histogram;
+mod interval_state;
 pub mod intervals;
+pub mod kernel_stats;
+mod nested;
+pub mod numpy;
+pub mod py_kernel_details;
+pub mod py_repr;
+pub mod py_str_list;
+pub mod pyfmt;
+pub mod uncovered_time;
+
+#[cfg(test)]
+mod test_util;
+
+use datafusion::logical_expr::{AggregateUDF, ScalarUDF};
+use datafusion::prelude::SessionContext;
+
+pub use pyfmt::python_float_repr;
+
+/// Registers every function of this crate with `ctx` (replacing any of the same name).
+pub fn register_all(ctx: &SessionContext) {
+    ctx.register_udaf(AggregateUDF::from(busy_time::BusyTime::new()));
+    ctx.register_udaf(AggregateUDF::from(uncovered_time::UncoveredTime::new()));
+    ctx.register_udaf(AggregateUDF::from(histogram::Histogram::new()));
+    ctx.register_udaf(AggregateUDF::from(kernel_stats::KernelStatsUdaf::new()));
+    ctx.register_udf(ScalarUDF::from(py_repr::PyRepr::new()));
+    ctx.register_udf(ScalarUDF::from(py_str_list::PyStrList::new()));
+    ctx.register_udf(ScalarUDF::from(py_kernel_details::PyKernelDetails::new()));
+    ctx.register_udf(ScalarUDF::from(
+        py_kernel_details::PyTruncKernelDetails::new(),
+    ));
+}

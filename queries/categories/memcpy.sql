@@ -1,0 +1,5 @@
+-- name: memcpy_kernels
+-- version: 1
+-- kind: category
+-- description: GPU memory copies (gpu_memcpy events and ROCm copy kernels).
+SELECT * FROM kernels WHERE class = 'memcpy'

@@ -1,0 +1,33 @@
+-- name: ops_summary
+-- version: 1
+-- kind: report
+-- order: 3
+-- description: Direct and subtree GPU kernel time per op name, largest first, with instance count, categories and share.
+-- when: (SELECT count(*) FROM ops) > 0
+--
+-- TraceLens sheet `ops_summary` (spec §8.3). Times in µs (_sum) and ms (_ms);
+-- Categories lists the distinct op categories of the name's instances.
+WITH by_name AS (
+  SELECT name,
+         sum(total_direct_kernel_time) AS total_direct_kernel_time_sum,
+         sum(total_subtree_kernel_time) AS total_subtree_kernel_time_sum,
+         count(*) AS "Count",
+         py_str_list(array_sort(array_agg(DISTINCT op_category))) AS "Categories"
+  FROM launchers
+  GROUP BY name
+),
+shares AS (
+  SELECT *,
+         total_direct_kernel_time_sum / 1000 AS total_direct_kernel_time_ms,
+         total_subtree_kernel_time_sum / 1000 AS total_subtree_kernel_time_ms,
+         total_direct_kernel_time_sum / sum(total_direct_kernel_time_sum) OVER () * 100
+           AS "Percentage (%)"
+  FROM by_name
+)
+SELECT name, total_direct_kernel_time_sum, total_subtree_kernel_time_sum,
+       total_direct_kernel_time_ms, total_subtree_kernel_time_ms, "Count", "Categories",
+       "Percentage (%)",
+       sum("Percentage (%)") OVER (ORDER BY total_direct_kernel_time_sum DESC, name
+                                   ROWS UNBOUNDED PRECEDING) AS "Cumulative Percentage (%)"
+FROM shares
+ORDER BY total_direct_kernel_time_sum DESC, name

@@ -1,0 +1,59 @@
+-- name: ops_unique_args
+-- version: 1
+-- kind: report
+-- order: 4
+-- description: Kernel time per op name and exact input signature (shapes, dtypes, strides, concrete inputs), with per-instance statistics and the kernels each signature runs.
+-- when: (SELECT count(*) FROM ops) > 0
+--
+-- TraceLens sheet `ops_unique_args` (spec §8.4). Inputs print as Python values
+-- (tuples), as the reference groups on their str(). std is the sample std.
+WITH signed AS (
+  SELECT *,
+         py_repr(input_dims_json) AS "Input Dims",
+         py_repr(input_types_json) AS "Input type",
+         py_repr(input_strides_json) AS "Input Strides",
+         py_repr(concrete_inputs_json) AS "Concrete Inputs"
+  FROM launchers
+),
+groups AS (
+  SELECT name, op_category AS "op category", process_name, process_label, thread_name,
+         "Input Dims", "Input type", "Input Strides", "Concrete Inputs",
+         count(*) AS operation_count,
+         avg(total_direct_kernel_time) AS total_direct_kernel_time_mean,
+         avg(total_subtree_kernel_time) AS total_subtree_kernel_time_mean,
+         median(total_direct_kernel_time) AS total_direct_kernel_time_median,
+         median(total_subtree_kernel_time) AS total_subtree_kernel_time_median,
+         stddev(total_direct_kernel_time) AS total_direct_kernel_time_std,
+         stddev(total_subtree_kernel_time) AS total_subtree_kernel_time_std,
+         min(total_direct_kernel_time) AS total_direct_kernel_time_min,
+         min(total_subtree_kernel_time) AS total_subtree_kernel_time_min,
+         max(total_direct_kernel_time) AS total_direct_kernel_time_max,
+         max(total_subtree_kernel_time) AS total_subtree_kernel_time_max,
+         sum(total_direct_kernel_time) AS total_direct_kernel_time_sum,
+         sum(total_subtree_kernel_time) AS total_subtree_kernel_time_sum,
+         first_value(uid ORDER BY ts, uid) AS "ex_UID",
+         kernel_stats(ts, kernel_details) AS stats
+  FROM signed
+  GROUP BY trace, name, op_category, process_name, process_label, thread_name,
+           "Input Dims", "Input type", "Input Strides", "Concrete Inputs"
+),
+shares AS (
+  SELECT *, total_direct_kernel_time_sum / sum(total_direct_kernel_time_sum) OVER () * 100
+              AS "Percentage (%)"
+  FROM groups
+)
+SELECT name, "op category", process_name, process_label, thread_name,
+       "Input Dims", "Input type", "Input Strides", "Concrete Inputs", operation_count,
+       total_direct_kernel_time_mean, total_subtree_kernel_time_mean,
+       total_direct_kernel_time_median, total_subtree_kernel_time_median,
+       total_direct_kernel_time_std, total_subtree_kernel_time_std,
+       total_direct_kernel_time_min, total_subtree_kernel_time_min,
+       total_direct_kernel_time_max, total_subtree_kernel_time_max,
+       total_direct_kernel_time_sum, total_subtree_kernel_time_sum, "ex_UID",
+       py_kernel_details(stats) AS kernel_details_summary,
+       py_trunc_kernel_details(stats) AS trunc_kernel_details,
+       "Percentage (%)",
+       sum("Percentage (%)") OVER (ORDER BY total_direct_kernel_time_sum DESC, "ex_UID"
+                                   ROWS UNBOUNDED PRECEDING) AS "Cumulative Percentage (%)"
+FROM shares
+ORDER BY total_direct_kernel_time_sum DESC, "ex_UID"

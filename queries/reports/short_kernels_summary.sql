@@ -1,0 +1,40 @@
+-- name: short_kernels_summary
+-- version: 1
+-- kind: report
+-- order: 22
+-- empty: write
+-- description: Kernels shorter than 10 µs grouped by parent op and its exact inputs: count, time and % of the GPU span.
+-- when: (SELECT count(*) FROM ops) > 0
+--
+-- TraceLens sheet `short_kernels_summary` (spec §8.8). Kernels without a parent
+-- cpu_op, or whose op lacks recorded inputs, are left out, as in the reference.
+-- Ties keep first appearance (smallest kernel uid).
+WITH short AS (
+  SELECT trace, uid, parent_name AS "Parent cpu_op",
+         py_repr(input_dims_json) AS "Input dims",
+         py_repr(input_strides_json) AS "Input strides",
+         py_repr(concrete_inputs_json) AS "Concrete Inputs",
+         name AS "Kernel name", dur
+  FROM kernel_parents
+  WHERE dur < 10 AND parent_name IS NOT NULL AND input_dims_json IS NOT NULL
+    AND input_strides_json IS NOT NULL AND concrete_inputs_json IS NOT NULL
+),
+groups AS (
+  SELECT trace, "Parent cpu_op", "Input dims", "Input strides", "Concrete Inputs",
+         "Kernel name",
+         sum(dur) AS "Short Kernel duration (µs) sum",
+         count(*) AS "Short Kernel count",
+         avg(dur) AS "Short Kernel duration (µs) mean",
+         min(uid) AS first_uid
+  FROM short
+  GROUP BY trace, "Parent cpu_op", "Input dims", "Input strides", "Concrete Inputs",
+           "Kernel name"
+)
+SELECT g."Parent cpu_op", g."Input dims", g."Input strides", g."Concrete Inputs",
+       g."Kernel name", g."Short Kernel duration (µs) sum", g."Short Kernel count",
+       g."Short Kernel duration (µs) mean",
+       g."Short Kernel duration (µs) sum" / t.total_time * 100
+         AS "Short Kernel duration (µs) percent of total time"
+FROM groups g JOIN gpu_time_totals t ON t.trace = g.trace
+ORDER BY g."Short Kernel duration (µs) sum" DESC, g."Short Kernel count",
+         g."Short Kernel duration (µs) mean", g.first_uid

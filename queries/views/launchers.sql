@@ -1,0 +1,80 @@
+-- name: launchers
+-- version: 1
+-- kind: view
+-- description: One row per kernel launcher: the cpu_op that launched non-collective GPU work (through `execute` wrappers and python frames), or the runtime call itself when no cpu_op is above it; with its direct and subtree kernel time and op category.
+--
+-- This is TraceLens's "ops" table (spec §5), the input of ops_summary,
+-- ops_summary_by_category and ops_unique_args.
+-- Columns:
+--   trace
+--   uid, name, cat, ts, dur        the launcher event (cat is cpu_op, or cuda_runtime /
+--                                  cuda_driver for runtime-call launchers)
+--   process_name, process_label, thread_name
+--   input_dims_json, input_types_json, input_strides_json, concrete_inputs_json
+--                                  the op's inputs as JSON text; NULL for runtime calls
+--   direct_kernel_count            GPU events it launched itself (collectives excluded)
+--   total_direct_kernel_time       busy time of those events, µs
+--   total_subtree_kernel_time      busy time of every GPU event below it, µs
+--   first_kernel_name              its first direct kernel by GPU start
+--   kernel_details                 its direct kernels {name, dur, stream} by GPU start
+--   op_category                    registry / name pattern / first-kernel fallback / other
+WITH
+-- Non-collective GPU work linked to a launch, keyed by its launcher.
+direct_work AS (
+  SELECT trace, coalesce(op_uid, launch_uid) AS launcher_uid, uid, name, ts, t_end, dur, stream
+  FROM kernels
+  WHERE launch_uid IS NOT NULL AND class <> 'communication'
+),
+-- What each launcher launched itself, in GPU start order.
+per_launcher AS (
+  SELECT trace, launcher_uid,
+         count(*) AS direct_kernel_count,
+         busy_time(ts, t_end) AS total_direct_kernel_time,
+         first_value(name ORDER BY ts, uid) AS first_kernel_name,
+         array_agg(named_struct('name', name, 'dur', dur, 'stream', stream) ORDER BY ts, uid)
+           AS kernel_details
+  FROM direct_work
+  GROUP BY trace, launcher_uid
+),
+-- Busy time of everything below a runtime call (cpu_ops carry theirs in `ops`).
+runtime_subtree AS (
+  SELECT trace, launch_uid AS uid, busy_time(ts, t_end) AS subtree_time
+  FROM kernels
+  WHERE launch_uid IS NOT NULL
+  GROUP BY trace, launch_uid
+)
+SELECT
+  l.trace,
+  l.launcher_uid AS uid,
+  e.name,
+  e.cat,
+  e.ts,
+  e.dur,
+  th.process_name,
+  th.process_label,
+  th.thread_name,
+  o.input_dims_json,
+  o.input_types_json,
+  o.input_strides_json,
+  o.concrete_inputs_json,
+  l.direct_kernel_count,
+  l.total_direct_kernel_time,
+  coalesce(o.subtree_kernel_time, s.subtree_time) AS total_subtree_kernel_time,
+  l.first_kernel_name,
+  l.kernel_details,
+  coalesce(
+    c.category,
+    CASE
+      WHEN NOT starts_with(l.first_kernel_name, 'void at::native') THEN 'other'
+      WHEN strpos(l.first_kernel_name, 'elementwise') > 0 THEN 'elementwise'
+      WHEN strpos(l.first_kernel_name, 'reduce') > 0 THEN 'reduce'
+      WHEN strpos(l.first_kernel_name, 'multi_tensor_apply') > 0 THEN 'multi_tensor_apply'
+      ELSE 'other'
+    END
+  ) AS op_category
+FROM per_launcher l
+JOIN events e ON e.trace = l.trace AND e.uid = l.launcher_uid
+LEFT JOIN threads th ON th.trace = e.trace AND th.pid = e.pid AND th.tid = e.tid
+LEFT JOIN ops o ON o.trace = l.trace AND o.uid = l.launcher_uid
+LEFT JOIN runtime_subtree s ON s.trace = l.trace AND s.uid = l.launcher_uid
+LEFT JOIN op_category_by_name c ON c.name = e.name

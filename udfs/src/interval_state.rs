@@ -1,0 +1,117 @@
+//! The partial state shared by the interval aggregates ([`crate::busy_time`] and
+//! [`crate::uncovered_time`]): the raw `[start, end]` pairs seen so far.
+//!
+//! Why raw pairs rather than merged ones: merging is cheap, and keeping the inputs
+//! lets the final merge see every interval at once, exactly like the reference,
+//! which merges the whole set in one pass. The union does not depend on the order
+//! in which partitions arrive (ties in start merge to the same result), so the
+//! aggregates are deterministic under any plan.
+//!
+//! The state travels between aggregation stages as two `List<Float64>` columns.
+
+use std::sync::Arc;
+
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, Float64Array};
+use datafusion::arrow::datatypes::{DataType, Field, FieldRef, Float64Type};
+use datafusion::common::utils::SingleRowListArrayBuilder;
+use datafusion::common::{exec_err, Result, ScalarValue};
+use datafusion::logical_expr::utils::format_state_name;
+
+use crate::intervals::Interval;
+
+/// Intervals collected by one accumulator, in arrival order.
+#[derive(Debug, Default)]
+pub(crate) struct IntervalBuffer {
+    starts: Vec<f64>,
+    ends: Vec<f64>,
+}
+
+impl IntervalBuffer {
+    /// The two state fields (`<name>[<prefix>starts]`, `<name>[<prefix>ends]`).
+    pub(crate) fn state_fields(name: &str, prefix: &str) -> Vec<FieldRef> {
+        ["starts", "ends"]
+            .into_iter()
+            .map(|part| {
+                Arc::new(Field::new(
+                    format_state_name(name, &format!("{prefix}{part}")),
+                    DataType::new_list(DataType::Float64, true),
+                    true,
+                ))
+            })
+            .collect()
+    }
+
+    /// Adds the rows of `ts`/`t_end` (Float64 arrays) for which `keep(row)` holds.
+    /// Rows with a NULL bound are ignored.
+    pub(crate) fn push_rows(
+        &mut self,
+        ts: &ArrayRef,
+        t_end: &ArrayRef,
+        keep: impl Fn(usize) -> bool,
+    ) -> Result<()> {
+        let (ts, t_end) = (as_f64(ts)?, as_f64(t_end)?);
+        for row in 0..ts.len() {
+            if ts.is_valid(row) && t_end.is_valid(row) && keep(row) {
+                self.starts.push(ts.value(row));
+                self.ends.push(t_end.value(row));
+            }
+        }
+        Ok(())
+    }
+
+    /// The state as two one-row list scalars (starts, ends).
+    pub(crate) fn state(&self) -> Vec<ScalarValue> {
+        [&self.starts, &self.ends]
+            .into_iter()
+            .map(|values| {
+                let array: ArrayRef = Arc::new(Float64Array::from(values.clone()));
+                SingleRowListArrayBuilder::new(array).build_list_scalar()
+            })
+            .collect()
+    }
+
+    /// Absorbs a batch of states produced by [`Self::state`].
+    pub(crate) fn merge(&mut self, starts: &ArrayRef, ends: &ArrayRef) -> Result<()> {
+        let (starts, ends) = (starts.as_list::<i32>(), ends.as_list::<i32>());
+        for row in 0..starts.len() {
+            if starts.is_null(row) || ends.is_null(row) {
+                continue;
+            }
+            let (s, e) = (starts.value(row), ends.value(row));
+            let (s, e) = (
+                s.as_primitive::<Float64Type>(),
+                e.as_primitive::<Float64Type>(),
+            );
+            if s.len() != e.len() {
+                return exec_err!("interval state has {} starts but {} ends", s.len(), e.len());
+            }
+            self.starts.extend(s.values().iter());
+            self.ends.extend(e.values().iter());
+        }
+        Ok(())
+    }
+
+    /// The collected intervals, in arrival order.
+    pub(crate) fn intervals(&self) -> Vec<Interval> {
+        self.starts
+            .iter()
+            .copied()
+            .zip(self.ends.iter().copied())
+            .collect()
+    }
+
+    /// Heap bytes held.
+    pub(crate) fn size(&self) -> usize {
+        (self.starts.capacity() + self.ends.capacity()) * size_of::<f64>()
+    }
+}
+
+fn as_f64(array: &ArrayRef) -> Result<&Float64Array> {
+    match array.as_primitive_opt::<Float64Type>() {
+        Some(a) => Ok(a),
+        None => exec_err!(
+            "expected a Float64 interval bound, got {}",
+            array.data_type()
+        ),
+    }
+}
