@@ -266,7 +266,6 @@ impl Accumulator for HistogramAccumulator {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::python_float_repr;
     use crate::test_util::{batch, f64_column, f64_values, i64_column, i64_values, run_sql};
 
     fn counts(bins: &[Bin]) -> Vec<i64> {

@@ -1,0 +1,267 @@
+//! The query catalog: shipped files are valid and run, user files extend and
+//! override them, and `report --out` writes complete files or none.
+
+mod common;
+
+use std::process::Command;
+
+use common::{fixture, rows};
+use tracesql::catalog::{Catalog, QueryKind};
+use tracesql::engine::{load_trace, Engine};
+
+const BIN: &str = env!("CARGO_BIN_EXE_tracesql");
+
+async fn engine_with_views(paths: &[&str]) -> Engine {
+    let mut engine = Engine::new();
+    for path in paths {
+        engine
+            .add(load_trace(path).expect("fixture loads"))
+            .expect("registers");
+    }
+    engine
+        .register_views()
+        .await
+        .expect("shipped views register");
+    engine
+}
+
+#[test]
+fn every_shipped_query_has_a_complete_header() {
+    let catalog = Catalog::builtin().expect("shipped queries parse");
+    let kinds: Vec<QueryKind> = catalog.iter().map(|q| q.kind).collect();
+    for kind in [QueryKind::View, QueryKind::Category, QueryKind::Report] {
+        assert!(kinds.contains(&kind), "no shipped {kind:?}");
+    }
+    for q in catalog.iter() {
+        assert!(q.version >= 1, "{}: version", q.name);
+        assert!(
+            q.description.len() > 20,
+            "{}: description too short",
+            q.name
+        );
+        assert!(q.sql.starts_with("-- name: "), "{}: header first", q.name);
+    }
+}
+
+#[tokio::test]
+async fn every_shipped_query_runs_on_fixtures() {
+    for fixture_file in ["basic_linear.json", "nccl_graph.json", "gpu_only.json"] {
+        let engine = engine_with_views(&[&fixture(fixture_file)]).await;
+        for q in engine.catalog().iter() {
+            let sql = if q.kind.is_view() {
+                format!("SELECT * FROM {}", q.name)
+            } else {
+                q.sql.clone()
+            };
+            if let Err(e) = engine.run_sql(&sql).await {
+                panic!("{fixture_file}: {} ({}) fails: {e}", q.name, q.origin);
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn category_views_select_their_ops() {
+    let engine = engine_with_views(&[&fixture("basic_linear.json")]).await;
+    let gemm = rows(&engine, "SELECT uid, name FROM gemm_ops").await;
+    assert_eq!(gemm, vec![vec!["6".to_string(), "aten::addmm".to_string()]]);
+    let categories = rows(
+        &engine,
+        "SELECT name, op_category FROM launchers ORDER BY uid",
+    )
+    .await;
+    let expected = [
+        ("aten::addmm", "GEMM"),
+        ("aten::relu", "elementwise"),
+        ("aten::copy_", "elementwise"),
+        ("aten::_foreach_add_", "multi_tensor_apply"),
+        // Its only kernel is a memset, not an ATen kernel: no fallback applies.
+        ("aten::fill_", "other"),
+    ];
+    let expected: Vec<Vec<String>> = expected
+        .iter()
+        .map(|(n, c)| vec![n.to_string(), c.to_string()])
+        .collect();
+    assert_eq!(categories, expected);
+    let memcpy = rows(&engine, "SELECT uid FROM memcpy_kernels").await;
+    assert_eq!(memcpy, vec![vec!["35".to_string()]]);
+}
+
+fn tracesql(args: &[&str]) -> std::process::Output {
+    Command::new(BIN).args(args).output().expect("binary runs")
+}
+
+fn write(path: &std::path::Path, text: &str) {
+    std::fs::write(path, text).expect("write test file");
+}
+
+#[test]
+fn user_queries_add_and_override() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    write(
+        &dir.path().join("mine.sql"),
+        "-- name: ops_summary\n-- version: 7\n-- kind: report\n\
+         -- description: My own replacement of the shipped ops summary.\n\
+         SELECT count(*) AS launchers FROM launchers\n",
+    );
+    write(
+        &dir.path().join("big.sql"),
+        "-- name: big_kernels\n-- version: 1\n-- kind: category\n\
+         -- description: Kernels of 5 µs or more, a user-defined category.\n\
+         SELECT * FROM kernels WHERE dur >= 5\n",
+    );
+    let queries = dir.path().to_str().expect("utf-8 path");
+    let listed = tracesql(&["--queries", queries, "queries"]);
+    let listing = String::from_utf8_lossy(&listed.stdout);
+    assert!(listed.status.success());
+    assert!(
+        listing.contains("big_kernels") && listing.contains("My own replacement"),
+        "{listing}"
+    );
+
+    let trace = fixture("basic_linear.json");
+    let report = tracesql(&[
+        "--queries",
+        queries,
+        "report",
+        &trace,
+        "--only",
+        "ops_summary",
+        "--format",
+        "csv",
+    ]);
+    let out = String::from_utf8_lossy(&report.stdout);
+    assert!(
+        out.contains("launchers\n5\n"),
+        "user report replaced ours: {out}"
+    );
+
+    let query = tracesql(&[
+        "--queries",
+        queries,
+        "query",
+        &trace,
+        "-e",
+        "SELECT count(*) AS n FROM big_kernels",
+        "--format",
+        "csv",
+    ]);
+    let expected = tracesql(&[
+        "query",
+        &trace,
+        "-e",
+        "SELECT count(*) AS n FROM kernels WHERE dur >= 5",
+        "--format",
+        "csv",
+    ]);
+    assert!(
+        query.status.success(),
+        "{}",
+        String::from_utf8_lossy(&query.stderr)
+    );
+    assert_eq!(query.stdout, expected.stdout);
+}
+
+#[test]
+fn bad_user_queries_are_reported_with_their_file() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("broken.sql");
+    write(
+        &file,
+        "-- name: broken\n-- version: x\n-- kind: report\n-- description: d\nSELECT 1\n",
+    );
+    let out = tracesql(&["--queries", dir.path().to_str().expect("utf-8"), "queries"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr.contains("broken.sql") && stderr.contains("whole number"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn report_out_writes_every_sheet_and_nothing_on_failure() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out_dir = dir.path().join("csvs");
+    let trace = fixture("basic_linear.json");
+    let ok = tracesql(&["report", &trace, "--out", out_dir.to_str().expect("utf-8")]);
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    let mut written: Vec<String> = std::fs::read_dir(&out_dir)
+        .expect("out dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    written.sort();
+    assert_eq!(
+        written,
+        [
+            "gpu_timeline.csv",
+            "kernel_summary.csv",
+            "ops_summary.csv",
+            "ops_summary_by_category.csv",
+            "ops_unique_args.csv",
+            "short_kernel_histogram.csv",
+            "short_kernels_summary.csv",
+        ]
+    );
+    let timeline = std::fs::read_to_string(out_dir.join("gpu_timeline.csv")).expect("timeline");
+    assert!(
+        timeline.starts_with("type,time ms,percent\ncomputation_time,"),
+        "{timeline}"
+    );
+
+    // A report that fails part way (a user report whose SQL is wrong) leaves the
+    // earlier output exactly as it was and no temporary files behind.
+    let queries = dir.path().join("queries");
+    std::fs::create_dir(&queries).expect("queries dir");
+    write(
+        &queries.join("zz_broken.sql"),
+        "-- name: zz_broken\n-- version: 1\n-- kind: report\n\
+         -- description: A report that fails at run time, after the others ran.\n\
+         SELECT no_such_column FROM kernels\n",
+    );
+    let before = std::fs::read(out_dir.join("gpu_timeline.csv")).expect("read");
+    let failed = tracesql(&[
+        "--queries",
+        queries.to_str().expect("utf-8"),
+        "report",
+        &trace,
+        "--out",
+        out_dir.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(failed.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&failed.stderr).contains("zz_broken"));
+    assert_eq!(
+        std::fs::read(out_dir.join("gpu_timeline.csv")).expect("read"),
+        before
+    );
+    let leftovers = std::fs::read_dir(&out_dir)
+        .expect("out dir")
+        .filter(|e| {
+            e.as_ref()
+                .expect("entry")
+                .file_name()
+                .to_string_lossy()
+                .starts_with('.')
+        })
+        .count();
+    assert_eq!(leftovers, 0);
+}
+
+#[test]
+fn report_without_out_prints_timeline_and_top_ops() {
+    let out = tracesql(&["report", &fixture("basic_linear.json")]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success());
+    assert!(
+        text.contains("gpu_timeline (8 rows)") && text.contains("computation_time"),
+        "{text}"
+    );
+    assert!(
+        text.contains("ops_summary (5 rows)") && text.contains("aten::addmm"),
+        "{text}"
+    );
+}
