@@ -3,7 +3,7 @@
 -- kind: view
 -- description: GPU time totals over all devices and streams pooled, in µs: computation, exposed communication and memcpy, busy, idle, total.
 --
--- Counts GPU work linked to a launch (spec §4.3). Memsets count as computation.
+-- Counts linked GPU work (view linked_kernels, spec §4.3). Memsets count as computation.
 -- One row per trace. Columns (µs): computation_time, exposed_comm_time (communication not overlapped
 -- by computation), exposed_memcpy_time (memcpy overlapped by neither), busy_time
 -- (union of all), idle_time (total - busy), total_time (last end - first start),
@@ -11,8 +11,7 @@
 WITH work AS (
   SELECT trace, ts, t_end,
          CASE class WHEN 'memset' THEN 'compute' ELSE class END AS bucket
-  FROM kernels
-  WHERE launch_uid IS NOT NULL
+  FROM linked_kernels
 ),
 sums AS (
   SELECT

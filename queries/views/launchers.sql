@@ -22,8 +22,8 @@ WITH
 -- Non-collective GPU work linked to a launch, keyed by its launcher.
 direct_work AS (
   SELECT trace, coalesce(op_uid, launch_uid) AS launcher_uid, uid, name, ts, t_end, dur, stream
-  FROM kernels
-  WHERE launch_uid IS NOT NULL AND class <> 'communication'
+  FROM linked_kernels
+  WHERE class <> 'communication'
 ),
 -- What each launcher launched itself, in GPU start order.
 per_launcher AS (
@@ -36,12 +36,12 @@ per_launcher AS (
   FROM direct_work
   GROUP BY trace, launcher_uid
 ),
--- Busy time of everything below a runtime call (cpu_ops carry theirs in `ops`).
-runtime_subtree AS (
-  SELECT trace, launch_uid AS uid, busy_time(ts, t_end) AS subtree_time
-  FROM kernels
-  WHERE launch_uid IS NOT NULL
-  GROUP BY trace, launch_uid
+-- Busy time of all linked GPU work below each event, collectives included.
+subtree AS (
+  SELECT a.trace, a.ancestor_uid AS uid, busy_time(k.ts, k.t_end) AS subtree_time
+  FROM kernel_ancestors a
+  JOIN linked_kernels k ON k.trace = a.trace AND k.uid = a.kernel_uid
+  GROUP BY a.trace, a.ancestor_uid
 )
 SELECT
   l.trace,
@@ -59,7 +59,7 @@ SELECT
   o.concrete_inputs_json,
   l.direct_kernel_count,
   l.total_direct_kernel_time,
-  coalesce(o.subtree_kernel_time, s.subtree_time) AS total_subtree_kernel_time,
+  s.subtree_time AS total_subtree_kernel_time,
   l.first_kernel_name,
   l.kernel_details,
   coalesce(
@@ -76,5 +76,5 @@ FROM per_launcher l
 JOIN events e ON e.trace = l.trace AND e.uid = l.launcher_uid
 LEFT JOIN threads th ON th.trace = e.trace AND th.pid = e.pid AND th.tid = e.tid
 LEFT JOIN ops o ON o.trace = l.trace AND o.uid = l.launcher_uid
-LEFT JOIN runtime_subtree s ON s.trace = l.trace AND s.uid = l.launcher_uid
+LEFT JOIN subtree s ON s.trace = l.trace AND s.uid = l.launcher_uid
 LEFT JOIN op_category_by_name c ON c.name = e.name

@@ -7,6 +7,7 @@
 mod collectives;
 mod columns;
 mod events;
+mod kernel_ancestors;
 mod kernels;
 mod ops;
 mod threads;
@@ -27,6 +28,7 @@ pub const TABLES: &[&TableDoc] = &[
     &ops::DOC,
     &kernels::DOC,
     &tree_edges::DOC,
+    &kernel_ancestors::DOC,
     &collectives::DOC,
     &trace_meta::DOC,
     &threads::DOC,
@@ -48,6 +50,7 @@ pub fn build_tables(
         (ops::DOC.name, ops::build(trace, links, trace_name)?),
         (kernels::DOC.name, kernels::build(trace, links, trace_name)?),
         (tree_edges::DOC.name, tree_edges::build(links, trace_name)?),
+        (kernel_ancestors::DOC.name, kernel_ancestors::build(trace, links, trace_name)?),
         (
             collectives::DOC.name,
             collectives::build(trace, links, trace_name)?,
