@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
-"""Ingest benchmark: load a trace end to end and report MB/s and peak RSS.
+"""tracesql benchmark: load a trace, and write every report, end to end.
 
-Speed is reported against baselines measured in the same run on the same file:
+Reports wall time, MB/s of uncompressed JSON and peak RSS for
+  * `tracesql tables TRACE`: decompress + parse + link + Arrow tables,
+  * `tracesql report TRACE --out DIR`: the same plus every report as CSV,
+against baselines measured in the same run on the same file:
   * `gzip -dc` alone (the floor: decompression without any parsing),
-  * Python's `json.load` of the same file (what any Python pipeline pays first).
+  * Python's `json.load` of the same file (what any Python pipeline, TraceLens
+    included, pays before its first report).
 
-Usage: bench/ingest.py [--bin target/release/tracesql] [--runs 5] [TRACE]
+Usage: bench/run.py [--bin target/release/tracesql] [--runs 5] [TRACE]
 Default TRACE: the largest conformance trace (h100 google_owlv2, 55 MB of JSON).
 Build first: cargo build --release
 """
@@ -16,6 +20,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -69,13 +74,15 @@ def main():
         "import gzip,json,sys; p=sys.argv[1]; "
         "json.load(gzip.open(p) if p.endswith('.gz') else open(p,'rb'))"
     )
+    out_dir = tempfile.mkdtemp(prefix="tracesql-bench-")
     cases = [
         ("tracesql tables (decompress+parse+link+Arrow)", [args.bin, "tables", args.trace]),
+        ("tracesql report --out (all reports as CSV)", [args.bin, "report", args.trace, "--out", out_dir]),
         ("baseline: gzip -dc > /dev/null", ["gzip", "-dc", args.trace]),
         ("baseline: python json.load", [sys.executable, "-c", py_load, args.trace]),
     ]
     if not args.trace.endswith(".gz"):
-        cases.pop(1)
+        cases.pop(2)
     print(f"trace: {args.trace}")
     print(f"uncompressed JSON: {mb:.1f} MB, runs per case: {args.runs} (median wall time)")
     print(f"{'case':<48} {'wall s':>8} {'MB/s':>8} {'peak RSS MB':>12} {'RSS/JSON':>9}")
@@ -84,9 +91,10 @@ def main():
         wall, rss = measure(argv, args.runs)
         measured.append((label, wall))
         print(f"{label:<48} {wall:>8.3f} {mb / wall:>8.1f} {rss / 1e6:>12.1f} {rss / json_bytes:>9.2f}")
-    ours = measured[0][1]
-    for label, wall in measured[1:]:
-        print(f"tracesql vs {label.split(': ', 1)[1]}: {wall / ours:.2f}x the baseline's speed")
+    for ours_label, ours in measured[:2]:
+        for label, wall in measured[2:]:
+            name = label.split(": ", 1)[1]
+            print(f"{ours_label.split(' (')[0]}: {wall / ours:.2f}x the speed of {name}")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,615 @@
+//! Conformance of `tracesql report` with TraceLens's reference CSVs.
+//!
+//! For every trace `traces/<platform>/<name>.json.gz` in the conformance data
+//! (with `<name>_perf_report_csvs/` beside it) this runs
+//! `tracesql report <trace> --out <dir>` once, then compares each sheet of
+//! [`sheets::SHEETS`] with the reference CSV of the same name (see compare.rs for
+//! the rules). Differences listed in differences.csv (see DIFFERENCES.md) are
+//! expected; any other difference fails the test, and so does a listed one that
+//! no longer occurs.
+//!
+//! Environment:
+//! * `TRACESQL_CONFORMANCE`: the data directory (default
+//!   `<CARGO_MANIFEST_DIR>/../shared/conformance`). When it is absent the test
+//!   prints "skipped: …" and passes, unless `CI=true`.
+//! * `TRACESQL_CONFORMANCE_SHEETS=a,b`: check only these sheets (any sheet with
+//!   a spec in sheets.rs, listed in SHEETS or not).
+//! * `TRACESQL_CONFORMANCE_TRACES=bert,mi210`: only traces whose id
+//!   (`<platform>/<name>`) contains one of these substrings.
+//! * `TRACESQL_CONFORMANCE_STRICT=1`: a missing sheet, or a failing report
+//!   command, fails the test too (by default it is reported as "missing").
+//! * `TRACESQL_CONFORMANCE_OUT=dir`: write our CSVs to `dir/<platform>/<name>/`
+//!   and keep them, instead of a temporary directory.
+//! * `TRACESQL_CONFORMANCE_QUERIES=dir`: pass `--queries dir` (relative to the
+//!   package root) to the report command, e.g. `tests/conformance/tracelens_compat`.
+//! * `TRACESQL_CONFORMANCE_JOBS=n`: report commands run at once (default 4).
+//! * `TRACESQL_CONFORMANCE_VERBOSE=1`: list every unexpected difference (by
+//!   default 20 per sheet, with 8 ready-made differences.csv lines).
+//!
+//! The result table is written straight to stderr, so it shows without
+//! `--nocapture`.
+
+mod compare;
+mod differences;
+mod pylit;
+mod sheets;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use compare::{SheetResult, Table};
+use differences::Expected;
+
+/// A trace with reference CSVs.
+#[derive(Debug, Clone)]
+pub struct Trace {
+    /// `<platform>/<name>`, e.g. `h100/gaunernst_bert-small-uncased__1016001`.
+    pub id: String,
+    pub json: PathBuf,
+    pub csv_dir: PathBuf,
+}
+
+/// Where the conformance data is looked for.
+fn data_dir_path() -> PathBuf {
+    std::env::var_os("TRACESQL_CONFORMANCE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance"))
+}
+
+/// The conformance data directory, if it exists.
+pub fn data_dir() -> Option<PathBuf> {
+    let dir = data_dir_path();
+    dir.is_dir().then_some(dir)
+}
+
+/// Every `traces/**/<name>.json.gz` with a `<name>_perf_report_csvs/` beside it,
+/// sorted by id.
+pub fn discover_traces(data: &Path) -> Vec<Trace> {
+    let root = data.join("traces");
+    let mut out = Vec::new();
+    let mut stack = vec![root.clone()];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+                continue;
+            };
+            let Some(stem) = name.strip_suffix(".json.gz") else {
+                continue;
+            };
+            let csv_dir = path.with_file_name(format!("{stem}_perf_report_csvs"));
+            if !csv_dir.is_dir() {
+                continue;
+            }
+            let rel = path.strip_prefix(&root).unwrap().with_file_name(stem);
+            let id = rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy())
+                .collect::<Vec<_>>()
+                .join("/");
+            out.push(Trace {
+                id,
+                json: path,
+                csv_dir,
+            });
+        }
+    }
+    out.sort_by(|a, b| a.id.cmp(&b.id));
+    out
+}
+
+#[derive(Debug)]
+enum Outcome {
+    /// The reference has no such sheet (and ours is absent or has no rows).
+    NotInReference,
+    /// We wrote no such CSV.
+    Missing,
+    Compared(SheetResult),
+    /// A CSV could not be read.
+    Error(String),
+}
+
+struct TraceRun {
+    trace: Trace,
+    /// How long the report command took, or why it failed.
+    report: Result<Duration, String>,
+    sheets: Vec<(&'static str, Outcome)>,
+}
+
+fn env_list(name: &str) -> Option<Vec<String>> {
+    let v = std::env::var(name).ok()?;
+    let items: Vec<String> = v
+        .split(',')
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect();
+    (!items.is_empty()).then_some(items)
+}
+
+fn env_flag(name: &str) -> bool {
+    matches!(std::env::var(name).as_deref(), Ok("1" | "true" | "yes"))
+}
+
+/// Runs `tracesql report` for one trace into `out`.
+fn run_report(trace: &Trace, out: &Path, queries: Option<&Path>) -> Result<Duration, String> {
+    let start = Instant::now();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tracesql"));
+    cmd.arg("report").arg(&trace.json).arg("--out").arg(out);
+    let from_env = std::env::var_os("TRACESQL_CONFORMANCE_QUERIES")
+        .map(|dir| Path::new(env!("CARGO_MANIFEST_DIR")).join(dir));
+    if let Some(dir) = queries.map(Path::to_path_buf).or(from_env) {
+        cmd.arg("--queries").arg(dir);
+    }
+    let output = cmd
+        .output()
+        .map_err(|e| format!("could not start tracesql: {e}"))?;
+    let elapsed = start.elapsed();
+    if output.status.success() {
+        return Ok(elapsed);
+    }
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let first = stderr
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("(no stderr)");
+    Err(format!(
+        "{} after {:.1}s: {first}",
+        output.status,
+        elapsed.as_secs_f64()
+    ))
+}
+
+fn sheet_outcome(trace: &Trace, sheet: &'static str, out: &Path) -> Outcome {
+    let spec = sheets::spec(sheet).expect("sheet names are validated");
+    let ours_path = out.join(format!("{sheet}.csv"));
+    let ref_path = trace.csv_dir.join(format!("{sheet}.csv"));
+    let ours = ours_path.is_file().then(|| Table::read(&ours_path));
+    if !ref_path.is_file() {
+        // TraceLens omits empty sheets (§8): writing one with rows is a difference.
+        return match ours {
+            Some(Ok(t)) if !t.rows.is_empty() => Outcome::Compared(SheetResult {
+                ref_rows: 0,
+                our_rows: t.rows.len(),
+                matched_rows: 0,
+                mismatches: vec![compare::Mismatch {
+                    row_key: compare::SHEET.into(),
+                    column: compare::SHEET.into(),
+                    ours: compare::PRESENT.into(),
+                    reference: compare::ABSENT.into(),
+                    detail: Some(format!(
+                        "we wrote {} rows; TraceLens has no such sheet",
+                        t.rows.len()
+                    )),
+                }],
+            }),
+            Some(Err(e)) => Outcome::Error(e),
+            _ => Outcome::NotInReference,
+        };
+    }
+    let ours = match ours {
+        None => return Outcome::Missing,
+        Some(Err(e)) => return Outcome::Error(e),
+        Some(Ok(t)) => t,
+    };
+    match Table::read(&ref_path) {
+        Ok(reference) => Outcome::Compared(compare::compare(&spec, &ours, &reference)),
+        Err(e) => Outcome::Error(e),
+    }
+}
+
+fn run_trace(
+    trace: &Trace,
+    selected: &[&'static str],
+    keep: Option<&Path>,
+    queries: Option<&Path>,
+) -> TraceRun {
+    let tmp;
+    let out: PathBuf = match keep {
+        Some(base) => {
+            let dir = base.join(&trace.id);
+            if dir.exists() {
+                std::fs::remove_dir_all(&dir).expect("clear the output directory");
+            }
+            std::fs::create_dir_all(&dir).expect("create the output directory");
+            dir
+        }
+        None => {
+            tmp = tempfile::tempdir().expect("temporary directory");
+            tmp.path().to_path_buf()
+        }
+    };
+    let report = run_report(trace, &out, queries);
+    let sheets = selected
+        .iter()
+        .map(|&s| (s, sheet_outcome(trace, s, &out)))
+        .collect();
+    TraceRun {
+        trace: trace.clone(),
+        report,
+        sheets,
+    }
+}
+
+fn truncate(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        format!("{}…", s.chars().take(n).collect::<String>())
+    }
+}
+
+#[test]
+fn conformance() {
+    let mut log = String::new();
+    let Some(data) = data_dir() else {
+        let path = data_dir_path();
+        if std::env::var("CI").as_deref() == Ok("true") {
+            panic!(
+                "conformance data not found at {} (set TRACESQL_CONFORMANCE); CI=true requires it",
+                path.display()
+            );
+        }
+        let _ = writeln!(
+            std::io::stderr(),
+            "skipped: conformance data not found at {} (set TRACESQL_CONFORMANCE)",
+            path.display()
+        );
+        return;
+    };
+
+    // Which sheets and traces.
+    let selected: Vec<&'static str> = match env_list("TRACESQL_CONFORMANCE_SHEETS") {
+        Some(names) => names
+            .iter()
+            .map(|n| match sheets::spec(n) {
+                Some(s) => s.name,
+                None => panic!(
+                    "TRACESQL_CONFORMANCE_SHEETS: unknown sheet {n:?}; known: {}",
+                    sheets::SPECS
+                        .iter()
+                        .map(|s| s.name)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            })
+            .collect(),
+        None => sheets::SHEETS.to_vec(),
+    };
+    let all_traces = discover_traces(&data);
+    assert!(
+        !all_traces.is_empty(),
+        "no traces with reference CSVs under {}",
+        data.display()
+    );
+    let traces: Vec<Trace> = match env_list("TRACESQL_CONFORMANCE_TRACES") {
+        Some(filters) => all_traces
+            .iter()
+            .filter(|t| filters.iter().any(|f| t.id.contains(f.as_str())))
+            .cloned()
+            .collect(),
+        None => all_traces.clone(),
+    };
+    assert!(
+        !traces.is_empty(),
+        "TRACESQL_CONFORMANCE_TRACES matches no trace"
+    );
+    let strict = env_flag("TRACESQL_CONFORMANCE_STRICT");
+    let keep = std::env::var_os("TRACESQL_CONFORMANCE_OUT").map(PathBuf::from);
+    let jobs = std::env::var("TRACESQL_CONFORMANCE_JOBS")
+        .ok()
+        .and_then(|j| j.parse::<usize>().ok())
+        .unwrap_or(4)
+        .clamp(1, traces.len());
+
+    let diff_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/differences.csv");
+    let expected: Vec<Expected> = differences::load(&diff_path).unwrap_or_else(|e| panic!("{e}"));
+
+    // Run the report command per trace, `jobs` at a time.
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<TraceRun>> = Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..jobs {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::SeqCst);
+                let Some(trace) = traces.get(i) else { break };
+                let run = run_trace(trace, &selected, keep.as_deref(), None);
+                results.lock().unwrap().push(run);
+            });
+        }
+    });
+    let mut runs = results.into_inner().unwrap();
+    runs.sort_by(|a, b| a.trace.id.cmp(&b.trace.id));
+
+    // Split the differences into expected and unexpected.
+    let mut failures: Vec<String> = Vec::new();
+    let mut used = vec![false; expected.len()];
+    let mut evaluated = vec![false; expected.len()];
+    // (trace, sheet) → (unexpected, number of expected)
+    let mut verdicts: BTreeMap<(String, &str), (Vec<compare::Mismatch>, usize)> = BTreeMap::new();
+    for run in &runs {
+        for (sheet, outcome) in &run.sheets {
+            let Outcome::Compared(result) = outcome else {
+                continue;
+            };
+            for (i, e) in expected.iter().enumerate() {
+                evaluated[i] |= e.covers_sheet(&run.trace.id, sheet);
+            }
+            let mut unexpected = Vec::new();
+            let mut known = 0;
+            for m in &result.mismatches {
+                let mut hit = false;
+                for (i, e) in expected.iter().enumerate() {
+                    if e.matches(&run.trace.id, sheet, m) {
+                        used[i] = true;
+                        hit = true;
+                    }
+                }
+                if hit {
+                    known += 1;
+                } else {
+                    unexpected.push(m.clone());
+                }
+            }
+            verdicts.insert((run.trace.id.clone(), sheet), (unexpected, known));
+        }
+    }
+
+    // The table: one row per sheet, one column per trace.
+    let _ = writeln!(log, "\nconformance with TraceLens ({})", data.display());
+    let mut header = vec!["sheet".to_string()];
+    header.extend((1..=runs.len()).map(|i| format!("T{i}")));
+    let mut grid = vec![header];
+    let (mut n_ok, mut n_bad, mut n_missing, mut n_na) = (0, 0, 0, 0);
+    for (s, &sheet) in selected.iter().enumerate() {
+        let mut line = vec![sheet.to_string()];
+        for run in &runs {
+            let cell = match &run.sheets[s].1 {
+                Outcome::NotInReference => {
+                    n_na += 1;
+                    "n/a".to_string()
+                }
+                Outcome::Missing => {
+                    n_missing += 1;
+                    "missing".to_string()
+                }
+                Outcome::Error(_) => {
+                    n_bad += 1;
+                    "error".to_string()
+                }
+                Outcome::Compared(r) => {
+                    let (unexpected, known) = &verdicts[&(run.trace.id.clone(), sheet)];
+                    if unexpected.is_empty() {
+                        n_ok += 1;
+                        let known = if *known > 0 {
+                            format!(" +{known} known")
+                        } else {
+                            String::new()
+                        };
+                        format!("✓ {}/{}{known}", r.matched_rows, r.ref_rows)
+                    } else {
+                        n_bad += 1;
+                        format!("✗ {}", unexpected.len())
+                    }
+                }
+            };
+            line.push(cell);
+        }
+        grid.push(line);
+    }
+    let widths: Vec<usize> = (0..grid[0].len())
+        .map(|c| {
+            grid.iter()
+                .map(|row| row[c].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    for row in &grid {
+        let cells: Vec<String> = row
+            .iter()
+            .zip(&widths)
+            .map(|(cell, &w)| format!("{cell}{}", " ".repeat(w - cell.chars().count())))
+            .collect();
+        let _ = writeln!(log, "  {}", cells.join("  ").trim_end());
+    }
+    let _ = writeln!(log);
+    for (i, run) in runs.iter().enumerate() {
+        let report = match &run.report {
+            Ok(d) => format!("report {:.1}s", d.as_secs_f64()),
+            Err(e) => format!("report failed: {}", truncate(e, 160)),
+        };
+        let _ = writeln!(log, "  T{:<3} {}  ({report})", i + 1, run.trace.id);
+        if run.report.is_err() && strict {
+            failures.push(format!("{}: the report command failed", run.trace.id));
+        }
+    }
+    let _ = writeln!(
+        log,
+        "\n  {n_ok} sheets match, {n_bad} differ or failed, {n_missing} missing, {n_na} n/a ({} known differences in differences.csv)",
+        expected.len()
+    );
+
+    // Reference sheets not checked in this run.
+    let mut unchecked: BTreeMap<String, usize> = BTreeMap::new();
+    for t in &traces {
+        for entry in std::fs::read_dir(&t.csv_dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if let Some(sheet) = name.strip_suffix(".csv") {
+                if !selected.contains(&sheet) && !sheets::SHEETS.contains(&sheet) {
+                    *unchecked.entry(sheet.to_string()).or_default() += 1;
+                }
+            }
+        }
+    }
+    if !unchecked.is_empty() {
+        let list: Vec<String> = unchecked
+            .iter()
+            .map(|(s, n)| format!("{s} ({n})"))
+            .collect();
+        let _ = writeln!(
+            log,
+            "  reference sheets not yet in SHEETS (tests/conformance/sheets.rs): {}",
+            list.join(", ")
+        );
+    }
+
+    // Details.
+    let verbose = env_flag("TRACESQL_CONFORMANCE_VERBOSE");
+    let (shown, suggested) = if verbose {
+        (usize::MAX, usize::MAX)
+    } else {
+        (20, 8)
+    };
+    for run in &runs {
+        for (sheet, outcome) in &run.sheets {
+            let id = &run.trace.id;
+            match outcome {
+                Outcome::Error(e) => {
+                    let _ = writeln!(log, "\n✗ {id} {sheet}: {e}");
+                    failures.push(format!("{id} {sheet}: {e}"));
+                }
+                Outcome::Missing if strict => failures.push(format!("{id} {sheet}: missing")),
+                Outcome::Compared(r) => {
+                    let (unexpected, _) = &verdicts[&(id.clone(), *sheet)];
+                    if unexpected.is_empty() {
+                        continue;
+                    }
+                    failures.push(format!(
+                        "{id} {sheet}: {} unexpected differences",
+                        unexpected.len()
+                    ));
+                    let _ = writeln!(
+                        log,
+                        "\n✗ {id} {sheet}: {} unexpected differences ({} rows ours, {} reference, {} matched)",
+                        unexpected.len(),
+                        r.our_rows,
+                        r.ref_rows,
+                        r.matched_rows
+                    );
+                    for m in unexpected.iter().take(shown) {
+                        let detail = m
+                            .detail
+                            .as_deref()
+                            .map(|d| format!("  — {}", truncate(d, 200)))
+                            .unwrap_or_default();
+                        let _ = writeln!(
+                            log,
+                            "    [{}] {}: ours {:?}, reference {:?}{detail}",
+                            truncate(&m.row_key, 160),
+                            m.column,
+                            truncate(&m.ours, 120),
+                            truncate(&m.reference, 120)
+                        );
+                    }
+                    if unexpected.len() > shown {
+                        let _ = writeln!(
+                            log,
+                            "    … and {} more (TRACESQL_CONFORMANCE_VERBOSE=1 shows all)",
+                            unexpected.len() - shown
+                        );
+                    }
+                    let _ = writeln!(
+                        log,
+                        "  if deliberate, explain in DIFFERENCES.md and add to differences.csv:"
+                    );
+                    for m in unexpected.iter().take(suggested) {
+                        let _ = writeln!(log, "    {}", differences::csv_line(id, sheet, m));
+                    }
+                    if unexpected.len() > suggested {
+                        let _ = writeln!(log, "    …");
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    // The list of expected differences must stay true.
+    let trace_ids: Vec<&str> = all_traces.iter().map(|t| t.id.as_str()).collect();
+    for (i, e) in expected.iter().enumerate() {
+        let where_ = format!("differences.csv line {}", e.line);
+        if e.trace != "*" && !trace_ids.contains(&e.trace.as_str()) {
+            failures.push(format!("{where_}: no trace {:?}", e.trace));
+        } else if e.sheet != "*" && sheets::spec(&e.sheet).is_none() {
+            failures.push(format!("{where_}: no sheet {:?}", e.sheet));
+        } else if evaluated[i] && !used[i] {
+            failures.push(format!(
+                "{where_}: {} {} [{}] {} no longer differs; remove it (and its note in DIFFERENCES.md)",
+                e.trace, e.sheet, e.row_key, e.column
+            ));
+        }
+    }
+
+    if !failures.is_empty() {
+        let _ = writeln!(log, "\nconformance failures:");
+        for f in &failures {
+            let _ = writeln!(log, "  {f}");
+        }
+    }
+    let _ = std::io::stderr().write_all(log.as_bytes());
+    assert!(
+        failures.is_empty(),
+        "{} conformance failures (table above)",
+        failures.len()
+    );
+}
+
+/// Reason prefix of differences.csv entries explained by GPU work that TraceLens
+/// leaves unlinked (launches without an `ac2g` flow; DIFFERENCES.md).
+const UNLINKED_BY_TRACELENS: &str = "unlinked-by-tracelens";
+
+/// The traces listed with that reason must match the reference exactly once the
+/// `linked_kernels` view is replaced by TraceLens's flow-only notion of a link:
+/// this proves those GPU events are the whole difference.
+#[test]
+fn flowless_links_are_the_only_difference() {
+    let Some(data) = data_dir() else {
+        if std::env::var("CI").as_deref() == Ok("true") {
+            panic!("conformance data not found at {}", data_dir_path().display());
+        }
+        eprintln!("skipped: conformance data not found at {}", data_dir_path().display());
+        return;
+    };
+    let diff_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/differences.csv");
+    let expected: Vec<Expected> = differences::load(&diff_path).unwrap_or_else(|e| panic!("{e}"));
+    let ids: BTreeSet<&str> = expected
+        .iter()
+        .filter(|e| e.reason.starts_with(UNLINKED_BY_TRACELENS))
+        .map(|e| e.trace.as_str())
+        .collect();
+    assert!(!ids.is_empty(), "differences.csv lists no {UNLINKED_BY_TRACELENS} trace");
+    let compat = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/tracelens_compat");
+    for trace in discover_traces(&data).iter().filter(|t| ids.contains(t.id.as_str())) {
+        let run = run_trace(trace, sheets::SHEETS, None, Some(&compat));
+        assert!(run.report.is_ok(), "{}: {:?}", trace.id, run.report);
+        for (sheet, outcome) in &run.sheets {
+            match outcome {
+                Outcome::Compared(r) => assert!(
+                    r.mismatches.is_empty(),
+                    "{} {sheet} with TraceLens linking still differs: {:?}",
+                    trace.id,
+                    r.mismatches.first()
+                ),
+                Outcome::NotInReference => {}
+                _ => panic!("{} {sheet}: not compared", trace.id),
+            }
+        }
+    }
+}
