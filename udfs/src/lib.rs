@@ -16,6 +16,12 @@
 //! | `py_str_list(LIST<UTF8>)` | scalar | `UTF8` Python list of strings |
 //! | `py_kernel_details(kernel_stats result)` | scalar | `UTF8` kernel_details_summary cell |
 //! | `py_trunc_kernel_details(kernel_stats result)` | scalar | `UTF8` trunc_kernel_details cell |
+//! | `perf_model(name UTF8)` | scalar | `UTF8` perf-model class of an op, NULL without one |
+//! | `op_perf(name, dims, types, strides, concrete [, kernel_names, direction, semantics])` | scalar | `STRUCT<model_class, flops, bytes, compute_spec, params, error>` |
+//! | `op_flops(…)`, `op_bytes(…)`, `op_params(…)` | scalar | `DOUBLE`, `DOUBLE`, `UTF8` Python dict |
+//! | `tflops_per_s(flops, kernel_us)`, `tb_per_s(bytes, kernel_us)`, `flops_per_byte(flops, bytes)` | scalar | `DOUBLE` |
+//!
+//! The perf models themselves are plain Rust in [`perf`].
 
 pub mod busy_time;
 pub mod histogram;
@@ -24,6 +30,7 @@ pub mod intervals;
 pub mod kernel_stats;
 mod nested;
 pub mod numpy;
+pub mod perf;
 pub mod py_kernel_details;
 pub mod py_repr;
 pub mod py_str_list;
@@ -50,4 +57,20 @@ pub fn register_all(ctx: &SessionContext) {
     ctx.register_udf(ScalarUDF::from(
         py_kernel_details::PyTruncKernelDetails::new(),
     ));
+    ctx.register_udf(ScalarUDF::from(perf::udf::PerfModelUdf::new()));
+    for output in [
+        perf::udf::OpOutput::Perf,
+        perf::udf::OpOutput::Flops,
+        perf::udf::OpOutput::Bytes,
+        perf::udf::OpOutput::Params,
+    ] {
+        ctx.register_udf(ScalarUDF::from(perf::udf::OpPerfUdf::new(output)));
+    }
+    for rate in [
+        perf::udf::Rate::TflopsPerS,
+        perf::udf::Rate::TbPerS,
+        perf::udf::Rate::FlopsPerByte,
+    ] {
+        ctx.register_udf(ScalarUDF::from(perf::udf::RateUdf::new(rate)));
+    }
 }
