@@ -20,6 +20,11 @@
 //! | `op_perf(name, dims, types, strides, concrete [, kernel_names, direction, semantics])` | scalar | `STRUCT<model_class, flops, bytes, compute_spec, params, error>` |
 //! | `op_flops(…)`, `op_bytes(…)`, `op_params(…)` | scalar | `DOUBLE`, `DOUBLE`, `UTF8` Python dict |
 //! | `tflops_per_s(flops, kernel_us)`, `tb_per_s(bytes, kernel_us)`, `flops_per_byte(flops, bytes)` | scalar | `DOUBLE` |
+//! | `perf_param(params, key)`, `perf_param_keys(params)` | scalar | `UTF8` one `param:` cell, `LIST<UTF8>` the keys |
+//! | `py_json(json UTF8)` | scalar | `UTF8` Python `str()` of a JSON value (lists stay lists) |
+//! | `roofline_bound(flops, bytes, platform, spec)` | scalar | `UTF8` COMPUTE_BOUND / MEMORY_BOUND |
+//! | `roofline_time_us(flops, bytes, platform, spec)` | scalar | `DOUBLE` µs at the roofline |
+//! | `roofline_efficiency(flops, bytes, kernel_us, platform, spec)` | scalar | `DOUBLE` % of the roofline reached |
 //!
 //! The perf models themselves are plain Rust in [`perf`].
 
@@ -35,6 +40,7 @@ pub mod py_kernel_details;
 pub mod py_repr;
 pub mod py_str_list;
 pub mod pyfmt;
+pub mod roofline;
 pub mod uncovered_time;
 
 #[cfg(test)]
@@ -45,8 +51,25 @@ use datafusion::prelude::SessionContext;
 
 pub use pyfmt::python_float_repr;
 
-/// Registers every function of this crate with `ctx` (replacing any of the same name).
+/// Registers the roofline functions for `platforms` (replacing earlier ones), so a
+/// session can change its platform list (`--platforms FILE`).
+pub fn register_roofline(ctx: &SessionContext, platforms: std::sync::Arc<Vec<roofline::Platform>>) {
+    for output in [
+        roofline::RooflineOutput::Bound,
+        roofline::RooflineOutput::TimeUs,
+        roofline::RooflineOutput::Efficiency,
+    ] {
+        ctx.register_udf(ScalarUDF::from(roofline::RooflineUdf::new(
+            output,
+            platforms.clone(),
+        )));
+    }
+}
+
+/// Registers every function of this crate with `ctx` (replacing any of the same name);
+/// the roofline functions know the built-in platforms.
 pub fn register_all(ctx: &SessionContext) {
+    register_roofline(ctx, std::sync::Arc::new(roofline::builtin_platforms()));
     ctx.register_udaf(AggregateUDF::from(busy_time::BusyTime::new()));
     ctx.register_udaf(AggregateUDF::from(uncovered_time::UncoveredTime::new()));
     ctx.register_udaf(AggregateUDF::from(histogram::Histogram::new()));
@@ -73,4 +96,5 @@ pub fn register_all(ctx: &SessionContext) {
     ] {
         ctx.register_udf(ScalarUDF::from(perf::udf::RateUdf::new(rate)));
     }
+    perf::sheet::register(ctx);
 }

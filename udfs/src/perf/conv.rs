@@ -13,7 +13,7 @@
 //! * Mixed input/weight dtypes are `Invalid` (the reference raises) in both
 //!   semantics.
 //!
-//! Quirk switches (`Corrected`):
+//! Quirk switches ([`Fix::ConvBias`], a bug: `BugFixes` and `Corrected`):
 //! * `aten::convolution`: the reference's bias test is `len(Input Dims) == 3`, but
 //!   the op always records 9 inputs, so bias is never counted (§11 item 8).
 //!   Corrected: bias is counted when input 2 is a tensor.
@@ -28,7 +28,7 @@ use super::args::{
 };
 use super::dtype::{self, compute_spec, Maf};
 use super::value::ParamValue;
-use super::{param, Metrics, ModelError, Perf, Semantics};
+use super::{param, Fix, Metrics, ModelError, Perf, Semantics};
 
 /// `2·prod(w[1:])·(prod(x) if transposed else prod(out)) + (prod(out) if bias)`.
 pub fn conv_flops(x: &[i64], w: &[i64], out: &[i64], bias: bool, transposed: bool) -> i128 {
@@ -276,7 +276,7 @@ fn parse_conv(
 /// `aten::convolution(input, weight, bias, stride, padding, dilation, transposed,
 /// output_padding, groups)`.
 pub fn aten_conv(op: &OpArgs, semantics: Semantics) -> Result<Perf, ModelError> {
-    let bias = if semantics.is_corrected() {
+    let bias = if semantics.fixes(Fix::ConvBias) {
         op.has_tensor(2)
     } else {
         op.dims()?.len() == 3
@@ -289,7 +289,7 @@ pub fn aten_conv(op: &OpArgs, semantics: Semantics) -> Result<Perf, ModelError> 
 /// FLOPs/bytes are the backward ones of the equivalent forward.
 pub fn aten_conv_bwd(op: &OpArgs, semantics: Semantics) -> Result<Perf, ModelError> {
     let dims = op.dims()?;
-    let bias = if semantics.is_corrected() {
+    let bias = if semantics.fixes(Fix::ConvBias) {
         let sizes_given = op.ci_nonempty(3).and_then(parse_py_literal).is_some_and(
             |v| matches!(v, ParamValue::List(s) | ParamValue::Tuple(s) if !s.is_empty()),
         ) || op.has_tensor(3);

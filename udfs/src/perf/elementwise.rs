@@ -14,14 +14,14 @@
 //!   `Invalid`.
 //! * No backward (the classes have no backward method: `Invalid`).
 //!
-//! Quirk switch (`Corrected`): `upsample_nearest` without an `output_size`
+//! Quirk switch ([`Fix::UpsampleScaleFactors`], `Corrected` only): `upsample_nearest` without an `output_size`
 //! (`Concrete Inputs[1]` empty) derives the output from the scale factors in
 //! `Concrete Inputs[2]` instead of failing. Everything else is identical.
 
 use super::args::{parse_int_list, parse_py_literal, prod, OpArgs};
 use super::dtype::{self, compute_spec, Maf};
 use super::value::ParamValue;
-use super::{ModelError, Perf, Semantics};
+use super::{Fix, ModelError, Perf, Semantics};
 
 fn vector_spec(dtype: &str) -> Option<String> {
     compute_spec(Maf::Vector, Some(dtype))
@@ -118,7 +118,9 @@ pub fn aten_replication_pad(op: &OpArgs, _: Semantics) -> Result<Perf, ModelErro
 pub fn aten_upsample_nearest(op: &OpArgs, semantics: Semantics) -> Result<Perf, ModelError> {
     let input = op.shape(0)?;
     let size_text = op.ci(1)?;
-    let spatial = if semantics.is_corrected() && (size_text.is_empty() || size_text == "None") {
+    let spatial = if semantics.fixes(Fix::UpsampleScaleFactors)
+        && (size_text.is_empty() || size_text == "None")
+    {
         let scales = match op.ci_nonempty(2).and_then(parse_py_literal) {
             Some(ParamValue::List(s) | ParamValue::Tuple(s)) => s,
             _ => {

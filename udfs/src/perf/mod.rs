@@ -8,10 +8,14 @@
 //! the `triton_{poi,red,per}_` prefix; [`MODELS`] maps a class to its function.
 //! Adding a model is one function, one [`MODELS`] row and one test.
 //!
-//! Two semantics ([`Semantics`]): `TraceLens` reproduces the reference's numbers,
-//! bugs included, so reports match its CSVs; `Corrected` fixes the bugs we know of
-//! (each model's doc lists its switches). Param keys and their order are the same
-//! in both, so rows of the two can be compared key by key.
+//! Three semantics ([`Semantics`]): `TraceLens` reproduces the reference's numbers,
+//! quirks included; `BugFixes` fixes exactly the reference's four counting bugs
+//! ([`Fix::BUGS`]: convolution bias never counted, reduce output size always 1,
+//! the batch-norm training flag always true, causal attention with `N_Q != N_KV`
+//! dropped) and keeps every other number, which is what the perf sheets report;
+//! `Corrected` fixes every quirk we know of ([`Fix`], and each model's doc lists
+//! its switches). Param keys and their order are the same in all three, so rows
+//! can be compared key by key.
 //!
 //! ```
 //! use tracesql_udfs::perf::{compute, RawArgs, Semantics};
@@ -42,6 +46,7 @@ pub mod other;
 pub mod reduce;
 mod registry;
 pub mod sdpa;
+pub mod sheet;
 pub mod triton;
 pub mod udf;
 pub mod value;
@@ -55,22 +60,93 @@ pub enum Semantics {
     /// The reference's numbers, quirks included (spec §7, §11 items 8–13).
     #[default]
     TraceLens,
-    /// The quirks fixed; see each model's doc for what changes.
+    /// The reference's numbers with exactly its four counting bugs fixed
+    /// ([`Fix::BUGS`]); what tracesql's perf sheets report.
+    BugFixes,
+    /// Every quirk fixed ([`Fix`]); see each model's doc for what changes.
     Corrected,
 }
 
 impl Semantics {
-    /// `'tracelens'` or `'corrected'` (case-insensitive).
+    /// `'tracelens'`, `'bugfixes'` or `'corrected'` (case-insensitive).
     pub fn parse(text: &str) -> Option<Self> {
         match text.to_ascii_lowercase().as_str() {
             "tracelens" => Some(Semantics::TraceLens),
+            "bugfixes" => Some(Semantics::BugFixes),
             "corrected" => Some(Semantics::Corrected),
             _ => None,
         }
     }
 
+    /// Whether these semantics are `Corrected` (every fix applied).
     pub fn is_corrected(self) -> bool {
         self == Semantics::Corrected
+    }
+
+    /// Whether these semantics apply `fix`: never for `TraceLens`, the four bugs
+    /// for `BugFixes`, always for `Corrected`.
+    pub fn fixes(self, fix: Fix) -> bool {
+        match self {
+            Semantics::TraceLens => false,
+            Semantics::BugFixes => fix.is_bug(),
+            Semantics::Corrected => true,
+        }
+    }
+}
+
+/// One quirk of the reference's perf models that tracesql can fix.
+///
+/// The first four ([`Fix::BUGS`]) are counting bugs: the reference's own code
+/// means to count something and fails to (spec §11 items 8–11). The others are
+/// modelling choices of the reference that `Corrected` replaces by a better
+/// model; `BugFixes` keeps them, so its numbers are the reference's everywhere
+/// else.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Fix {
+    /// `aten::convolution` tests `len(Input Dims) == 3` for its bias, but the op
+    /// always records 9 inputs, so the bias is never counted; likewise the bias
+    /// of `aten::convolution_backward` (§11 item 8). Fixed: counted when present.
+    ConvBias,
+    /// Non-cumulative reduces look for `dim`/`keepdim` as Python values among
+    /// the concrete inputs, which are strings, so the output always has 1
+    /// element (§11 item 9). Fixed: the reduced shape.
+    ReduceOutputSize,
+    /// Batch norm (and instance norm, which parses it the same way) takes
+    /// `is_training = bool(string)`, so `"False"` is training (§11 item 11).
+    /// Fixed: the flag is parsed.
+    NormTrainingFlag,
+    /// Causal attention with `N_Q != N_KV` raises, dropping the instance (§11
+    /// item 10). Fixed: the causal mask's share of the score matrix.
+    CausalUnequalLengths,
+    /// SDPA forward bytes use 2 bytes per element whatever the dtype.
+    SdpaBytesDtype,
+    /// Norm `is_affine`/`has_bias` test `Input Dims[i] is not None`, always true;
+    /// the batch-norm backward ignores its `output_mask` and takes cudnn/miopen
+    /// backward as not training.
+    NormArgs,
+    /// A norm input dtype of unknown size fails the instance instead of leaving
+    /// bytes unknown.
+    NormUnknownDtype,
+    /// `upsample_nearest` without `output_size` fails instead of using the scale
+    /// factors.
+    UpsampleScaleFactors,
+    /// Triton kernels count 0 bytes for dtypes outside the C10 size table and
+    /// report the dtype suffix as precision (`vector_bfloat16`).
+    TritonDtypes,
+}
+
+impl Fix {
+    /// The reference's counting bugs: what `BugFixes` fixes.
+    pub const BUGS: [Fix; 4] = [
+        Fix::ConvBias,
+        Fix::ReduceOutputSize,
+        Fix::NormTrainingFlag,
+        Fix::CausalUnequalLengths,
+    ];
+
+    /// Whether this is one of [`Fix::BUGS`].
+    pub fn is_bug(self) -> bool {
+        Fix::BUGS.contains(&self)
     }
 }
 

@@ -17,23 +17,27 @@
 //! * An input dtype of unknown size is `Invalid` (the reference multiplies by
 //!   `None` and fails).
 //!
-//! Quirk switches (`Corrected`):
-//! * `is_affine`/`has_bias` test `Input Dims[i] is not None`, which is always true
-//!   since a missing tensor is `[]` (§11 item 11); batch/instance/native group
-//!   norm even look at the bias slot for `is_affine`. Corrected: `is_affine` when
-//!   the weight is a tensor, `has_bias` when the bias is (for the schema of each
-//!   op); backward classes take `has_bias` from `output_mask[2]`.
-//! * `is_training = bool(string)`, so `"False"` is true (§11 item 11) for
-//!   batch/instance norm and `native_batch_norm_backward`; cudnn/miopen batch-norm
-//!   backward are taken as not training. Corrected parses the flag, and takes the
-//!   cudnn/miopen backward (which only exist in training) as training; the
-//!   batch-norm backward's `output_mask` is read from its argument.
-//! * An unknown dtype size gives no bytes instead of `Invalid`.
+//! Quirk switches:
+//! * [`Fix::NormTrainingFlag`] (a bug: `BugFixes` and `Corrected`):
+//!   `is_training = bool(string)`, so `"False"` is true (§11 item 11) for
+//!   batch/instance norm and `native_batch_norm_backward`. Fixed, the flag is
+//!   parsed.
+//! * [`Fix::NormArgs`] (`Corrected` only): `is_affine`/`has_bias` test
+//!   `Input Dims[i] is not None`, which is always true since a missing tensor is
+//!   `[]` (§11 item 11); batch/instance/native group norm even look at the bias
+//!   slot for `is_affine`. Corrected: `is_affine` when the weight is a tensor,
+//!   `has_bias` when the bias is (for the schema of each op); backward classes
+//!   take `has_bias` from `output_mask[2]`. The cudnn/miopen batch-norm backward
+//!   (which only exist in training) count as training, where the reference takes
+//!   them as not training, and the batch-norm backward's `output_mask` is read
+//!   from its argument.
+//! * [`Fix::NormUnknownDtype`] (`Corrected` only): an unknown dtype size gives no
+//!   bytes instead of `Invalid`.
 
 use super::args::{parse_bool_list, parse_int_list, parse_py_literal, prod, OpArgs};
 use super::dtype::{self, compute_spec, Maf};
 use super::value::ParamValue;
-use super::{param, Metrics, ModelError, Perf, Semantics};
+use super::{param, Fix, Metrics, ModelError, Perf, Semantics};
 
 /// One normalization instance, as the reference's `param_details`.
 #[derive(Debug, Clone)]
@@ -67,7 +71,7 @@ impl Norm {
     fn bpe(&self, semantics: Semantics) -> Result<Option<f64>, ModelError> {
         match dtype::bpe(&self.dtype) {
             Some(b) => Ok(Some(b as f64)),
-            None if semantics.is_corrected() => Ok(None),
+            None if semantics.fixes(Fix::NormUnknownDtype) => Ok(None),
             None => Err(ModelError::Invalid(format!(
                 "unknown size of dtype {:?} (the reference fails on it)",
                 self.dtype
@@ -205,6 +209,16 @@ fn parse_flag(s: &str) -> bool {
     parse_py_literal(s).is_some_and(|v| v.truthy())
 }
 
+/// A batch/instance norm `training` flag: `bool(string)` in the reference,
+/// parsed with [`Fix::NormTrainingFlag`].
+fn training_flag(s: &str, semantics: Semantics) -> bool {
+    if semantics.fixes(Fix::NormTrainingFlag) {
+        parse_flag(s)
+    } else {
+        python_bool_of_str(s)
+    }
+}
+
 fn channel(shape: &[i64], i: usize) -> Result<i64, ModelError> {
     shape
         .get(i)
@@ -221,19 +235,11 @@ fn input(op: &OpArgs, i: usize) -> Result<(Vec<i64>, String, ParamValue), ModelE
 /// running_var, training, ...)`: `C = op_shape[1]`.
 pub fn batch_norm(op: &OpArgs, semantics: Semantics) -> Result<Perf, ModelError> {
     let (shape, dtype, stride_input) = input(op, 0)?;
-    let training_text = op.ci(5)?;
-    let (is_affine, has_bias, is_training) = if semantics.is_corrected() {
-        (
-            op.has_tensor(1),
-            op.has_tensor(2),
-            parse_flag(training_text),
-        )
+    let is_training = training_flag(op.ci(5)?, semantics);
+    let (is_affine, has_bias) = if semantics.fixes(Fix::NormArgs) {
+        (op.has_tensor(1), op.has_tensor(2))
     } else {
-        (
-            op.dim_is_not_none(2)?,
-            true,
-            python_bool_of_str(training_text),
-        )
+        (op.dim_is_not_none(2)?, true)
     };
     Norm {
         channels: ParamValue::Int(channel(&shape, 1)?),
@@ -258,8 +264,12 @@ pub fn batch_norm_bwd(op: &OpArgs, semantics: Semantics) -> Result<Perf, ModelEr
     );
     let at = if vendor { 0 } else { 1 };
     let (shape, dtype, stride_input) = input(op, at)?;
-    let (is_affine, has_bias, is_training, output_mask) = if semantics.is_corrected() {
-        let training = vendor || parse_flag(op.ci(7)?);
+    let is_training = if vendor {
+        semantics.fixes(Fix::NormArgs)
+    } else {
+        training_flag(op.ci(7)?, semantics)
+    };
+    let (is_affine, has_bias, output_mask) = if semantics.fixes(Fix::NormArgs) {
         let mask = if vendor {
             vec![true]
         } else {
@@ -268,11 +278,10 @@ pub fn batch_norm_bwd(op: &OpArgs, semantics: Semantics) -> Result<Perf, ModelEr
                 .unwrap_or_else(|| vec![true])
         };
         let has_bias = mask.get(2).copied().unwrap_or(true);
-        (op.has_tensor(2), has_bias, training, mask)
+        (op.has_tensor(2), has_bias, mask)
     } else {
         let has_output = vendor || op.dim_is_not_none(0)?;
-        let training = !vendor && python_bool_of_str(op.ci(7)?);
-        (op.dim_is_not_none(2)?, true, training, vec![has_output])
+        (op.dim_is_not_none(2)?, true, vec![has_output])
     };
     Norm {
         channels: ParamValue::Int(channel(&shape, 1)?),
@@ -292,7 +301,7 @@ pub fn batch_norm_bwd(op: &OpArgs, semantics: Semantics) -> Result<Perf, ModelEr
 pub fn layer_norm(op: &OpArgs, semantics: Semantics) -> Result<Perf, ModelError> {
     let (shape, dtype, stride_input) = input(op, 0)?;
     let channels = prod(&parse_int_list(op.ci(1)?, "normalized_shape")?) as i64;
-    let (is_affine, has_bias) = if semantics.is_corrected() {
+    let (is_affine, has_bias) = if semantics.fixes(Fix::NormArgs) {
         (op.has_tensor(2), op.has_tensor(3))
     } else {
         (op.dim_is_not_none(2)?, op.dim_is_not_none(3)?)
@@ -340,11 +349,10 @@ pub fn layer_norm_bwd(op: &OpArgs, semantics: Semantics) -> Result<Perf, ModelEr
 /// `aiter::_groupnorm_run`: `C = op_shape[1]`, always training.
 pub fn group_norm(op: &OpArgs, semantics: Semantics) -> Result<Perf, ModelError> {
     let (shape, dtype, stride_input) = input(op, 0)?;
-    let (is_affine, has_bias) = match (semantics, op.name) {
-        (Semantics::Corrected, "aten::group_norm") => (op.has_tensor(2), op.has_tensor(3)),
-        (Semantics::Corrected, name) if name.starts_with("aten::") => {
-            (op.has_tensor(1), op.has_tensor(2))
-        }
+    let corrected = semantics.fixes(Fix::NormArgs);
+    let (is_affine, has_bias) = match op.name {
+        "aten::group_norm" if corrected => (op.has_tensor(2), op.has_tensor(3)),
+        name if corrected && name.starts_with("aten::") => (op.has_tensor(1), op.has_tensor(2)),
         _ => (op.dim_is_not_none(2)?, true),
     };
     Norm {
@@ -371,7 +379,7 @@ pub fn group_norm_bwd(op: &OpArgs, semantics: Semantics) -> Result<Perf, ModelEr
             "group_norm_backward with 0 groups".into(),
         ));
     }
-    let (is_affine, has_bias) = if semantics.is_corrected() {
+    let (is_affine, has_bias) = if semantics.fixes(Fix::NormArgs) {
         (op.has_tensor(4), mask.get(2).copied().unwrap_or(true))
     } else {
         (op.dim_is_not_none(5)?, true)
@@ -393,19 +401,11 @@ pub fn group_norm_bwd(op: &OpArgs, semantics: Semantics) -> Result<Perf, ModelEr
 /// use_input_stats, ...)`: `C = op_shape[1]`, training = `use_input_stats`.
 pub fn instance_norm(op: &OpArgs, semantics: Semantics) -> Result<Perf, ModelError> {
     let (shape, dtype, stride_input) = input(op, 0)?;
-    let training_text = op.ci(5)?;
-    let (is_affine, has_bias, is_training) = if semantics.is_corrected() {
-        (
-            op.has_tensor(1),
-            op.has_tensor(2),
-            parse_flag(training_text),
-        )
+    let is_training = training_flag(op.ci(5)?, semantics);
+    let (is_affine, has_bias) = if semantics.fixes(Fix::NormArgs) {
+        (op.has_tensor(1), op.has_tensor(2))
     } else {
-        (
-            op.dim_is_not_none(2)?,
-            true,
-            python_bool_of_str(training_text),
-        )
+        (op.dim_is_not_none(2)?, true)
     };
     Norm {
         channels: ParamValue::Int(channel(&shape, 1)?),
@@ -432,7 +432,7 @@ pub fn instance_norm_bwd(_: &OpArgs, _: Semantics) -> Result<Perf, ModelError> {
 /// `bytes = E·bpe_in + E·bpe_out + (C·bpe_in if affine)`.
 pub fn rms_norm(op: &OpArgs, semantics: Semantics) -> Result<Perf, ModelError> {
     let (shape, dtype, stride_input) = input(op, 0)?;
-    let is_affine = if semantics.is_corrected() {
+    let is_affine = if semantics.fixes(Fix::NormArgs) {
         op.has_tensor(2)
     } else {
         op.dim_is_not_none(2)?
@@ -465,7 +465,7 @@ pub fn rms_norm(op: &OpArgs, semantics: Semantics) -> Result<Perf, ModelError> {
 /// `bytes = E·bpe_out + 2E·bpe_in + (2C·bpe_in if affine)`.
 pub fn rms_norm_bwd(op: &OpArgs, semantics: Semantics) -> Result<Perf, ModelError> {
     let (shape, dtype, stride_input) = input(op, 1)?;
-    let is_affine = if semantics.is_corrected() {
+    let is_affine = if semantics.fixes(Fix::NormArgs) {
         op.has_tensor(4)
     } else {
         op.dim_is_not_none(4)?

@@ -11,9 +11,10 @@
 //! * The output dtype would come from an `Output type` arg, which PyTorch traces
 //!   do not record, so `bpe_out = bpe_in`.
 //!
-//! Quirk switch (`Corrected`): the reference looks for `dim`/`keepdim` among the
+//! Quirk switch ([`Fix::ReduceOutputSize`], a bug: `BugFixes` and `Corrected`):
+//! the reference looks for `dim`/`keepdim` among the
 //! concrete inputs as Python ints/lists/bools, but concrete inputs are strings, so
-//! every non-cumulative reduce has `num_output_elems = 1` (§11 item 9). Corrected
+//! every non-cumulative reduce has `num_output_elems = 1` (§11 item 9). Fixed, it
 //! parses `dim` and `keepdim` from their positions in the op's schema
 //! ([`dim_positions`]) and reduces the input shape accordingly; the elementwise
 //! overloads `max(self, other)`/`min(self, other)` (a tensor at input 1) output
@@ -22,7 +23,7 @@
 use super::args::{json_to_param, parse_py_literal, prod, OpArgs};
 use super::dtype::{self, compute_spec, Maf};
 use super::value::ParamValue;
-use super::{param, Metrics, ModelError, Perf, Semantics};
+use super::{param, Fix, Metrics, ModelError, Perf, Semantics};
 
 /// `(dim, keepdim)` positions in `Concrete Inputs` for each reduce op's schema.
 pub fn dim_positions(name: &str) -> (usize, usize) {
@@ -118,11 +119,11 @@ pub fn aten_reduce(op: &OpArgs, semantics: Semantics) -> Result<Perf, ModelError
     let name = op.name;
     let n_out = if name.contains("cumsum") || name.contains("cumprod") {
         n_in
-    } else if semantics.is_corrected() && op.has_tensor(1) {
+    } else if semantics.fixes(Fix::ReduceOutputSize) && op.has_tensor(1) {
         // `max(self, other)`/`min(self, other)` are elementwise: the broadcast shape.
         let other = op.shape(1)?;
         prod(&super::elementwise::broadcast_shape(&shape, &other)?)
-    } else if semantics.is_corrected() {
+    } else if semantics.fixes(Fix::ReduceOutputSize) {
         let (dim_at, keepdim_at) = dim_positions(name);
         let dims = parse_dims(op.ci_nonempty(dim_at));
         let keepdim = op

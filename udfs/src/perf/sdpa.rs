@@ -11,14 +11,15 @@
 //!   v_stride], dropout, causal, flash_impl, [dtype_A_B]`, varlen ops append
 //!   `num_seqs_q, num_seqs_kv, max_seqlen_q, max_seqlen_kv`.
 //!
-//! Quirk switches (`Corrected`):
-//! * Causal attention with `N_Q != N_KV` is `Invalid` in the reference (§11 item
-//!   10). Corrected scales the non-causal count by the share of the `N_Q × N_KV`
+//! Quirk switches:
+//! * [`Fix::CausalUnequalLengths`] (a bug: `BugFixes` and `Corrected`): causal
+//!   attention with `N_Q != N_KV` is `Invalid` in the reference (§11 item
+//!   10). Fixed, it scales the non-causal count by the share of the `N_Q × N_KV`
 //!   score matrix the causal mask keeps, measured as an area so that `N_Q = N_KV`
 //!   keeps the reference's exact halving ([`causal_fraction`]). PyTorch's SDPA ops
 //!   align the mask top-left; flash-attention, aiter and FA3 ops bottom-right.
-//! * Forward bytes use 2 bytes per element whatever the dtype (§11 item 10).
-//!   Corrected uses the size of the q dtype (`dtype_A_B[0]`) where the op records
+//! * [`Fix::SdpaBytesDtype`] (`Corrected` only): forward bytes use 2 bytes per
+//!   element whatever the dtype (§11 item 10). Corrected uses the size of the q dtype (`dtype_A_B[0]`) where the op records
 //!   it (`None` for an unknown size); ops without `dtype_A_B` keep 2.
 //!
 //! Floats: the counts are computed in `f64`; with integer shapes every partial
@@ -27,7 +28,7 @@
 use super::args::{eval_flag, float_arg, py_float, OpArgs};
 use super::dtype::{self, compute_spec, Maf};
 use super::value::ParamValue;
-use super::{param, Metrics, ModelError, Perf, Semantics};
+use super::{param, Fix, Metrics, ModelError, Perf, Semantics};
 
 /// Where the causal mask's diagonal starts when `N_Q != N_KV`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -82,7 +83,7 @@ fn apply_causal(
     if a.n_q == a.n_kv {
         return Ok(total / 2.0);
     }
-    if semantics.is_corrected() {
+    if semantics.fixes(Fix::CausalUnequalLengths) {
         return Ok(total * causal_fraction(a.n_q, a.n_kv, align));
     }
     Err(ModelError::Invalid(format!(
@@ -321,8 +322,8 @@ fn finish(
     });
     let bytes = match layout.backward_op {
         None => {
-            let bpe = match (semantics, q_dtype) {
-                (Semantics::Corrected, Some(d)) => dtype::bpe(d).map(|b| b as f64),
+            let bpe = match q_dtype {
+                Some(d) if semantics.fixes(Fix::SdpaBytesDtype) => dtype::bpe(d).map(|b| b as f64),
                 _ => Some(2.0),
             };
             bpe.map(|b| sdpa_bytes(&a, b))
@@ -638,8 +639,8 @@ pub fn evoformer_attention(op: &OpArgs, semantics: Semantics) -> Result<Perf, Mo
             ParamValue::List(vec![ParamValue::opt_str(dtype.as_deref())]),
         ),
     ]);
-    let bpe = match (semantics, dtype.as_deref()) {
-        (Semantics::Corrected, Some(d)) => dtype::bpe(d).map(|b| b as f64),
+    let bpe = match dtype.as_deref() {
+        Some(d) if semantics.fixes(Fix::SdpaBytesDtype) => dtype::bpe(d).map(|b| b as f64),
         _ => Some(2.0),
     };
     Ok(Perf::new(

@@ -17,7 +17,7 @@
 //!   first tensor dtype, lower-cased>` (`vector_bfloat16`, which no arch table
 //!   knows); no backward (`NotImplemented`).
 //!
-//! Quirk switches (`Corrected`): dtypes outside `C10_BPE` (`float`, `long int`)
+//! Quirk switches ([`Fix::TritonDtypes`], `Corrected` only): dtypes outside `C10_BPE` (`float`, `long int`)
 //! use the general size table instead of 0 bytes, and the precision goes through
 //! the general precision table (`vector_bf16`).
 //!
@@ -31,7 +31,7 @@ use std::sync::LazyLock;
 
 use super::args::{int_list, prod, py_int, OpArgs};
 use super::dtype::{self, Maf};
-use super::{param, ModelError, Perf, Semantics};
+use super::{param, Fix, ModelError, Perf, Semantics};
 
 /// ATen op names (without the `aten.` prefix) that may appear in an Inductor
 /// kernel name. Our own list; see the module doc.
@@ -469,10 +469,11 @@ pub fn triton_compiled(op: &OpArgs, semantics: Semantics) -> Result<Perf, ModelE
     let per_element: u32 = fused.iter().map(|op| flops_per_element(op)).sum();
     let flops = per_element as f64 * xnumel as f64 * rnumel as f64;
 
-    let size = |dtype: &str| match (c10_bpe(dtype), semantics) {
-        (Some(b), _) => b,
-        (None, Semantics::Corrected) => dtype::bpe(dtype).unwrap_or(0),
-        (None, Semantics::TraceLens) => 0,
+    let general_sizes = semantics.fixes(Fix::TritonDtypes);
+    let size = |dtype: &str| match c10_bpe(dtype) {
+        Some(b) => b,
+        None if general_sizes => dtype::bpe(dtype).unwrap_or(0),
+        None => 0,
     };
     let mut bytes: i128 = 0;
     let mut first_pointer: Option<&str> = None;
@@ -495,9 +496,12 @@ pub fn triton_compiled(op: &OpArgs, semantics: Semantics) -> Result<Perf, ModelE
             bytes += size(first) as i128 * xnumel as i128;
         }
     }
-    let precision = first_pointer.and_then(|d| match semantics {
-        Semantics::TraceLens => Some(d.rsplit("::").next().unwrap_or(d).to_lowercase()),
-        Semantics::Corrected => dtype::precision(d).map(str::to_string),
+    let precision = first_pointer.and_then(|d| {
+        if semantics.fixes(Fix::TritonDtypes) {
+            dtype::precision(d).map(str::to_string)
+        } else {
+            Some(d.rsplit("::").next().unwrap_or(d).to_lowercase())
+        }
     });
     let params = vec![
         param("fused_ops", fused.join(", ")),

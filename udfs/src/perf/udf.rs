@@ -139,8 +139,10 @@ pub fn op_perf_fields() -> Fields {
 ///   missing key). `kernel_names` are the op's kernels in ts order (GEMM
 ///   transpose detection); NULL or omitted means none.
 /// * `direction`: `'fwd'` (default) or `'bwd'` (the model's `flops_bwd`/`bytes_bwd`).
-///   `semantics`: `'tracelens'` (default, the reference's numbers) or
-///   `'corrected'`. NULL means the default; other text is an execution error.
+///   `semantics`: `'tracelens'` (default, the reference's numbers),
+///   `'bugfixes'` (the reference's numbers with its four counting bugs fixed,
+///   [`super::Fix::BUGS`]; what the perf sheets report) or `'corrected'` (every
+///   known quirk fixed). NULL means the default; other text is an execution error.
 /// * A NULL name or a name without a model gives NULL.
 /// * When the model fails, `op_perf` keeps `model_class` (and, for a failing
 ///   backward, `compute_spec` and `params`), sets `flops`/`bytes` NULL and
@@ -279,13 +281,11 @@ impl ScalarUDFImpl for OpPerfUdf {
                 None => Semantics::TraceLens,
                 Some(s) => match Semantics::parse(s.value(row)) {
                     Some(s) => s,
-                    None => {
-                        return exec_err!(
-                            "{}: semantics must be 'tracelens' or 'corrected', got {:?}",
-                            self.name(),
-                            s.value(row)
-                        )
-                    }
+                    None => return exec_err!(
+                        "{}: semantics must be 'tracelens', 'bugfixes' or 'corrected', got {:?}",
+                        self.name(),
+                        s.value(row)
+                    ),
                 },
             };
             let result = name.and_then(|name| {

@@ -1,0 +1,379 @@
+//! GPU platforms and their peaks: memory bandwidth and peak TFLOPS per compute spec.
+//!
+//! A compute spec is `<unit>_<precision>` as the perf models name it: `matrix_*` for
+//! tensor/matrix cores (GEMM, convolution, attention), `vector_*` for the SIMD units
+//! (elementwise, reduce, norm). Built-in values are vendor datasheet peaks for dense
+//! math (no sparsity); where a datasheet gives no figure for a spec the spec is
+//! absent, and ops of that spec get no roofline. Users add or override platforms
+//! with a CSV or TOML file of the same columns ([`parse_platforms`]).
+
+use std::collections::BTreeMap;
+
+/// The compute specs a platform can list, in column order.
+pub const SPECS: [&str; 10] = [
+    "matrix_fp64",
+    "matrix_fp32",
+    "matrix_fp16",
+    "matrix_bf16",
+    "matrix_fp8",
+    "matrix_fp4",
+    "vector_fp64",
+    "vector_fp32",
+    "vector_fp16",
+    "vector_bf16",
+];
+
+/// One platform.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Platform {
+    /// Canonical name, e.g. `MI300X`, `H100`.
+    pub name: String,
+    /// Peak HBM bandwidth, TB/s.
+    pub memory_tb_s: f64,
+    /// Peak TFLOPS by compute spec (see [`SPECS`]).
+    pub peak_tflops: BTreeMap<String, f64>,
+    /// Where the numbers come from.
+    pub source: String,
+}
+
+impl Platform {
+    pub fn peak(&self, spec: &str) -> Option<f64> {
+        self.peak_tflops.get(spec).copied()
+    }
+}
+
+type Row = (&'static str, f64, [Option<f64>; 10], &'static str);
+
+/// Datasheet values; columns follow [`SPECS`].
+const BUILTIN: &[Row] = &[
+    (
+        "MI300X",
+        5.3,
+        [Some(163.4), Some(163.4), Some(1307.4), Some(1307.4), Some(2614.9), None,
+         Some(81.7), Some(163.4), Some(163.4), Some(163.4)],
+        "AMD Instinct MI300X datasheet (dense); vector fp16/bf16 taken equal to vector fp32",
+    ),
+    (
+        "MI325X",
+        6.0,
+        [Some(163.4), Some(163.4), Some(1307.4), Some(1307.4), Some(2614.9), None,
+         Some(81.7), Some(163.4), Some(163.4), Some(163.4)],
+        "AMD Instinct MI325X datasheet (dense); vector fp16/bf16 taken equal to vector fp32",
+    ),
+    (
+        "MI355X",
+        8.0,
+        [Some(78.6), Some(157.3), Some(2516.6), Some(2516.6), Some(5033.2), Some(10066.4),
+         Some(78.6), Some(157.3), Some(157.3), Some(157.3)],
+        "AMD Instinct MI355X datasheet (dense); vector fp16/bf16 taken equal to vector fp32",
+    ),
+    (
+        "MI400",
+        19.6,
+        [None, None, Some(10000.0), Some(10000.0), Some(20000.0), Some(40000.0),
+         None, None, None, None],
+        "AMD Instinct MI400 series announcement (HBM4 19.6 TB/s, 20 PF FP8, 40 PF FP4); fp16/bf16 taken as half of fp8; preliminary",
+    ),
+    (
+        "MI210",
+        1.6,
+        [Some(45.3), Some(45.3), Some(181.0), Some(181.0), None, None,
+         Some(22.6), Some(22.6), Some(22.6), Some(22.6)],
+        "AMD Instinct MI210 datasheet; vector fp16/bf16 taken equal to vector fp32",
+    ),
+    (
+        "H100",
+        3.35,
+        [Some(67.0), Some(67.0), Some(989.4), Some(989.4), Some(1978.9), None,
+         Some(34.0), Some(67.0), Some(133.8), Some(133.8)],
+        "NVIDIA H100 SXM datasheet (dense tensor core); matrix fp32 = FP32 CUDA-core peak (TF32 off by default in PyTorch matmul)",
+    ),
+    (
+        "H200",
+        4.8,
+        [Some(67.0), Some(67.0), Some(989.4), Some(989.4), Some(1978.9), None,
+         Some(34.0), Some(67.0), Some(133.8), Some(133.8)],
+        "NVIDIA H200 SXM datasheet (dense tensor core); compute as H100 SXM",
+    ),
+    (
+        "A100",
+        2.039,
+        [Some(19.5), Some(19.5), Some(312.0), Some(312.0), None, None,
+         Some(9.7), Some(19.5), Some(78.0), Some(39.0)],
+        "NVIDIA A100 SXM 80GB datasheet (dense tensor core)",
+    ),
+    (
+        "B200",
+        8.0,
+        [Some(40.0), Some(80.0), Some(2250.0), Some(2250.0), Some(4500.0), Some(9000.0),
+         Some(40.0), Some(80.0), Some(160.0), Some(160.0)],
+        "NVIDIA B200 datasheet (dense tensor core, half the sparse figures); vector fp16/bf16 taken as 2x fp32",
+    ),
+    (
+        "V100",
+        0.9,
+        [Some(7.8), Some(15.7), Some(125.0), None, None, None,
+         Some(7.8), Some(15.7), Some(31.4), None],
+        "NVIDIA V100 SXM2 datasheet; no bf16 support",
+    ),
+];
+
+/// The built-in platforms.
+pub fn builtin_platforms() -> Vec<Platform> {
+    BUILTIN
+        .iter()
+        .map(|(name, bw, peaks, source)| Platform {
+            name: name.to_string(),
+            memory_tb_s: *bw,
+            peak_tflops: SPECS
+                .iter()
+                .zip(peaks)
+                .filter_map(|(s, p)| p.map(|p| (s.to_string(), p)))
+                .collect(),
+            source: source.to_string(),
+        })
+        .collect()
+}
+
+/// The platform a device name (from a trace's `deviceProperties`) is, if known:
+/// `NVIDIA H100 80GB HBM3` → `H100`, `AMD Instinct MI300X VF` → `MI300X`.
+pub fn platform_for_device(device: &str, platforms: &[Platform]) -> Option<String> {
+    let upper = device.to_ascii_uppercase();
+    let tokens: Vec<&str> = upper
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|t| !t.is_empty())
+        .collect();
+    // Longest names first so MI300X is not taken for a shorter name.
+    let mut names: Vec<&Platform> = platforms.iter().collect();
+    names.sort_by_key(|p| std::cmp::Reverse(p.name.len()));
+    names
+        .into_iter()
+        .find(|p| tokens.iter().any(|t| *t == p.name.to_ascii_uppercase()))
+        .map(|p| p.name.clone())
+}
+
+/// Merges `extra` into `base`: same name (case-insensitive) replaces, new names add.
+pub fn merge_platforms(base: &mut Vec<Platform>, extra: Vec<Platform>) {
+    for p in extra {
+        match base
+            .iter_mut()
+            .find(|b| b.name.eq_ignore_ascii_case(&p.name))
+        {
+            Some(existing) => *existing = p,
+            None => base.push(p),
+        }
+    }
+}
+
+/// Parses a platforms file: CSV with a header `name,memory_tb_s,<specs...>,source`
+/// (any subset of the spec columns), or TOML with `[[platform]]` tables of the same
+/// keys. Errors name the line or key at fault.
+pub fn parse_platforms(text: &str, is_toml: bool) -> Result<Vec<Platform>, String> {
+    if is_toml {
+        parse_toml(text)
+    } else {
+        parse_csv(text)
+    }
+}
+
+fn parse_number(value: &str, what: &str) -> Result<f64, String> {
+    let v: f64 = value
+        .trim()
+        .parse()
+        .map_err(|_| format!("{what}: `{value}` is not a number"))?;
+    if !v.is_finite() || v <= 0.0 {
+        return Err(format!("{what}: {v} must be a positive number"));
+    }
+    Ok(v)
+}
+
+fn parse_csv(text: &str) -> Result<Vec<Platform>, String> {
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty());
+    let (_, header) = lines.next().ok_or("the file is empty")?;
+    let columns: Vec<String> = header.split(',').map(|c| c.trim().to_string()).collect();
+    for c in &columns {
+        if c != "name" && c != "memory_tb_s" && c != "source" && !SPECS.contains(&c.as_str()) {
+            return Err(format!(
+                "line 1: unknown column `{c}` (known: name, memory_tb_s, source, {})",
+                SPECS.join(", ")
+            ));
+        }
+    }
+    if !columns.iter().any(|c| c == "name") || !columns.iter().any(|c| c == "memory_tb_s") {
+        return Err("line 1: the header needs `name` and `memory_tb_s` columns".into());
+    }
+    let mut out = Vec::new();
+    for (i, line) in lines {
+        let fields: Vec<&str> = line.split(',').map(str::trim).collect();
+        if fields.len() != columns.len() {
+            return Err(format!(
+                "line {}: {} fields, the header has {}",
+                i + 1,
+                fields.len(),
+                columns.len()
+            ));
+        }
+        let mut p = Platform {
+            name: String::new(),
+            memory_tb_s: 0.0,
+            peak_tflops: BTreeMap::new(),
+            source: "user file".into(),
+        };
+        for (column, value) in columns.iter().zip(fields) {
+            let what = format!("line {}, {column}", i + 1);
+            match column.as_str() {
+                "name" if value.is_empty() => return Err(format!("{what}: empty name")),
+                "name" => p.name = value.to_string(),
+                "source" => p.source = value.to_string(),
+                "memory_tb_s" => p.memory_tb_s = parse_number(value, &what)?,
+                spec if !value.is_empty() => {
+                    p.peak_tflops
+                        .insert(spec.to_string(), parse_number(value, &what)?);
+                }
+                _ => {}
+            }
+        }
+        out.push(p);
+    }
+    Ok(out)
+}
+
+fn parse_toml(text: &str) -> Result<Vec<Platform>, String> {
+    let doc: toml::Table = text
+        .parse()
+        .map_err(|e: toml::de::Error| one_line(&e.to_string()))?;
+    let tables = match doc.get("platform") {
+        Some(toml::Value::Array(items)) => items,
+        _ => return Err("expected [[platform]] tables".into()),
+    };
+    let mut out = Vec::new();
+    for (i, item) in tables.iter().enumerate() {
+        let where_ = format!("platform #{}", i + 1);
+        let table = item.as_table().ok_or(format!("{where_}: not a table"))?;
+        let mut p = Platform {
+            name: String::new(),
+            memory_tb_s: 0.0,
+            peak_tflops: BTreeMap::new(),
+            source: "user file".into(),
+        };
+        for (key, value) in table {
+            let what = format!("{where_}, {key}");
+            let number = || match value {
+                toml::Value::Float(f) => parse_number(&f.to_string(), &what),
+                toml::Value::Integer(n) => parse_number(&n.to_string(), &what),
+                _ => Err(format!("{what}: expected a number")),
+            };
+            match key.as_str() {
+                "name" => {
+                    p.name = value
+                        .as_str()
+                        .ok_or(format!("{what}: expected a string"))?
+                        .into()
+                }
+                "source" => {
+                    p.source = value
+                        .as_str()
+                        .ok_or(format!("{what}: expected a string"))?
+                        .into()
+                }
+                "memory_tb_s" => p.memory_tb_s = number()?,
+                spec if SPECS.contains(&spec) => {
+                    p.peak_tflops.insert(spec.to_string(), number()?);
+                }
+                other => return Err(format!("{where_}: unknown key `{other}`")),
+            }
+        }
+        if p.name.is_empty() || p.memory_tb_s == 0.0 {
+            return Err(format!("{where_}: needs `name` and `memory_tb_s`"));
+        }
+        out.push(p);
+    }
+    Ok(out)
+}
+
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtin_covers_the_required_platforms() {
+        let names: Vec<String> = builtin_platforms().into_iter().map(|p| p.name).collect();
+        for required in [
+            "MI300X", "MI325X", "MI355X", "MI400", "H100", "H200", "A100", "B200",
+        ] {
+            assert!(names.iter().any(|n| n == required), "{required} missing");
+        }
+        let h100 = builtin_platforms()
+            .into_iter()
+            .find(|p| p.name == "H100")
+            .expect("H100");
+        assert_eq!(h100.peak("matrix_bf16"), Some(989.4));
+        assert_eq!(h100.memory_tb_s, 3.35);
+    }
+
+    #[test]
+    fn device_names_map_to_platforms() {
+        let all = builtin_platforms();
+        assert_eq!(
+            platform_for_device("NVIDIA H100 80GB HBM3", &all).as_deref(),
+            Some("H100")
+        );
+        assert_eq!(
+            platform_for_device("AMD Instinct MI300X VF", &all).as_deref(),
+            Some("MI300X")
+        );
+        assert_eq!(
+            platform_for_device("NVIDIA A100-PG509-200", &all).as_deref(),
+            Some("A100")
+        );
+        assert_eq!(platform_for_device("ARTEMIS", &all), None);
+    }
+
+    #[test]
+    fn csv_and_toml_files_add_and_override() {
+        let csv = "name,memory_tb_s,matrix_bf16,source\nH100,3.0,900,measured\nMYGPU,1.5,100,lab\n";
+        let extra = parse_platforms(csv, false).expect("valid csv");
+        let mut all = builtin_platforms();
+        let before = all.len();
+        merge_platforms(&mut all, extra);
+        assert_eq!(all.len(), before + 1);
+        let h100 = all.iter().find(|p| p.name == "H100").expect("H100");
+        assert_eq!(
+            (h100.memory_tb_s, h100.peak("matrix_bf16")),
+            (3.0, Some(900.0))
+        );
+        assert_eq!(
+            h100.peak("matrix_fp16"),
+            None,
+            "an override replaces the whole row"
+        );
+
+        let toml = "[[platform]]\nname = \"X1\"\nmemory_tb_s = 2\nvector_fp32 = 50.5\n";
+        let x1 = parse_platforms(toml, true).expect("valid toml");
+        assert_eq!(x1[0].peak("vector_fp32"), Some(50.5));
+    }
+
+    #[test]
+    fn bad_files_say_what_is_wrong() {
+        let e = parse_platforms("name,memory_tb_s,matrix_bf17\n", false).expect_err("bad column");
+        assert!(e.contains("unknown column `matrix_bf17`"), "{e}");
+        let e = parse_platforms("name,memory_tb_s\nX,fast\n", false).expect_err("bad number");
+        assert!(
+            e.contains("line 2, memory_tb_s") && e.contains("not a number"),
+            "{e}"
+        );
+        let e = parse_platforms("name,memory_tb_s\nX,-1\n", false).expect_err("negative");
+        assert!(e.contains("positive"), "{e}");
+        let e = parse_platforms("[[platform]]\nname = 3\n", true).expect_err("bad type");
+        assert!(e.contains("expected a string"), "{e}");
+        let e = parse_platforms("not toml = = =", true).expect_err("syntax");
+        assert!(!e.contains('\n'));
+    }
+}
