@@ -50,7 +50,10 @@ pub fn build_tables(
         (ops::DOC.name, ops::build(trace, links, trace_name)?),
         (kernels::DOC.name, kernels::build(trace, links, trace_name)?),
         (tree_edges::DOC.name, tree_edges::build(links, trace_name)?),
-        (kernel_ancestors::DOC.name, kernel_ancestors::build(trace, links, trace_name)?),
+        (
+            kernel_ancestors::DOC.name,
+            kernel_ancestors::build(trace, links, trace_name)?,
+        ),
         (
             collectives::DOC.name,
             collectives::build(trace, links, trace_name)?,

@@ -582,9 +582,15 @@ const UNLINKED_BY_TRACELENS: &str = "unlinked-by-tracelens";
 fn flowless_links_are_the_only_difference() {
     let Some(data) = data_dir() else {
         if std::env::var("CI").as_deref() == Ok("true") {
-            panic!("conformance data not found at {}", data_dir_path().display());
+            panic!(
+                "conformance data not found at {}",
+                data_dir_path().display()
+            );
         }
-        eprintln!("skipped: conformance data not found at {}", data_dir_path().display());
+        eprintln!(
+            "skipped: conformance data not found at {}",
+            data_dir_path().display()
+        );
         return;
     };
     let diff_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/differences.csv");
@@ -594,9 +600,15 @@ fn flowless_links_are_the_only_difference() {
         .filter(|e| e.reason.starts_with(UNLINKED_BY_TRACELENS))
         .map(|e| e.trace.as_str())
         .collect();
-    assert!(!ids.is_empty(), "differences.csv lists no {UNLINKED_BY_TRACELENS} trace");
+    assert!(
+        !ids.is_empty(),
+        "differences.csv lists no {UNLINKED_BY_TRACELENS} trace"
+    );
     let compat = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/tracelens_compat");
-    for trace in discover_traces(&data).iter().filter(|t| ids.contains(t.id.as_str())) {
+    for trace in discover_traces(&data)
+        .iter()
+        .filter(|t| ids.contains(t.id.as_str()))
+    {
         let run = run_trace(trace, sheets::SHEETS, None, Some(&compat));
         assert!(run.report.is_ok(), "{}: {:?}", trace.id, run.report);
         for (sheet, outcome) in &run.sheets {

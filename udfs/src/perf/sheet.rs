@@ -19,9 +19,7 @@
 use std::fmt::Write as _;
 use std::sync::Arc;
 
-use datafusion::arrow::array::{
-    Array, ArrayRef, AsArray, ListBuilder, StringArray, StringBuilder,
-};
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, ListBuilder, StringArray, StringBuilder};
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::DataType;
 use datafusion::common::{exec_datafusion_err, plan_err, Result};
@@ -114,7 +112,9 @@ impl ScalarUDFImpl for PerfParamUdf {
             );
         }
         let params = match &arg_types[0] {
-            DataType::Null => DataType::new_list(DataType::Struct(super::udf::param_fields()), true),
+            DataType::Null => {
+                DataType::new_list(DataType::Struct(super::udf::param_fields()), true)
+            }
             t => coerce_list_of_structs(name, t, self.required())?,
         };
         let mut out = vec![params];
@@ -154,9 +154,8 @@ impl ScalarUDFImpl for PerfParamUdf {
                 for row in 0..rows {
                     let found = (lists.is_valid(row) && wanted.is_valid(row))
                         .then(|| {
-                            entries(row).find(|&j| {
-                                keys.is_valid(j) && keys.value(j) == wanted.value(row)
-                            })
+                            entries(row)
+                                .find(|&j| keys.is_valid(j) && keys.value(j) == wanted.value(row))
                         })
                         .flatten();
                     match found {
@@ -174,7 +173,8 @@ impl ScalarUDFImpl for PerfParamUdf {
                         continue;
                     }
                     for j in entries(row) {
-                        out.values().append_option(keys.is_valid(j).then(|| keys.value(j)));
+                        out.values()
+                            .append_option(keys.is_valid(j).then(|| keys.value(j)));
                     }
                     out.append(true);
                 }
@@ -296,13 +296,22 @@ mod tests {
     #[test]
     fn python_str_of_json() {
         let cases = [
-            ("[[512], [141, 512], [512, 512], [], []]", "[[512], [141, 512], [512, 512], [], []]"),
+            (
+                "[[512], [141, 512], [512, 512], [], []]",
+                "[[512], [141, 512], [512, 512], [], []]",
+            ),
             (
                 r#"["c10::BFloat16", "Scalar", "", "it's"]"#,
                 r#"['c10::BFloat16', 'Scalar', '', "it's"]"#,
             ),
-            (r#"["", "1", "[14, 14]", "False"]"#, "['', '1', '[14, 14]', 'False']"),
-            ("[null, true, false, 0.5, 1e-05, 12345678901234567890]", "[None, True, False, 0.5, 1e-05, 12345678901234567890]"),
+            (
+                r#"["", "1", "[14, 14]", "False"]"#,
+                "['', '1', '[14, 14]', 'False']",
+            ),
+            (
+                "[null, true, false, 0.5, 1e-05, 12345678901234567890]",
+                "[None, True, False, 0.5, 1e-05, 12345678901234567890]",
+            ),
             (r#""conv2d""#, "conv2d"),
             ("7", "7"),
         ];
@@ -330,7 +339,9 @@ mod tests {
             (
                 "types",
                 str_column(&[
-                    Some(r#"["c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "Scalar", "Scalar"]"#),
+                    Some(
+                        r#"["c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "Scalar", "Scalar"]"#,
+                    ),
                     Some(r#"["float"]"#),
                     Some(r#"["float"]"#),
                 ]),
@@ -341,7 +352,11 @@ mod tests {
             ),
             (
                 "ci",
-                str_column(&[Some(r#"["", "", "", "1", "1"]"#), Some(r#"[""]"#), Some(r#"[""]"#)]),
+                str_column(&[
+                    Some(r#"["", "", "", "1", "1"]"#),
+                    Some(r#"[""]"#),
+                    Some(r#"[""]"#),
+                ]),
             ),
         ]);
         let out = run_sql(

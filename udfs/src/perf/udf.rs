@@ -281,11 +281,13 @@ impl ScalarUDFImpl for OpPerfUdf {
                 None => Semantics::TraceLens,
                 Some(s) => match Semantics::parse(s.value(row)) {
                     Some(s) => s,
-                    None => return exec_err!(
+                    None => {
+                        return exec_err!(
                         "{}: semantics must be 'tracelens', 'bugfixes' or 'corrected', got {:?}",
                         self.name(),
                         s.value(row)
-                    ),
+                    )
+                    }
                 },
             };
             let result = name.and_then(|name| {
