@@ -296,3 +296,27 @@ fn stdin_cannot_be_a_trace() {
     assert_eq!(code, 2);
     assert!(err.contains("give traces as files"), "{err}");
 }
+
+#[test]
+fn load_takes_a_parquet_export_beside_a_trace() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let export = dir.path().join("nccl_export");
+    let status = tracesql()
+        .args(["export", &fixture("nccl_graph.json"), "--parquet"])
+        .arg(&export)
+        .status()
+        .expect("run export");
+    assert!(status.success());
+    let trace = fixture("basic_linear.json");
+    let (out, err, code) = piped(
+        &[&trace],
+        &format!(
+            ".format csv\n.load {} AS exported\nSELECT trace, count(*) AS n FROM kernels GROUP BY trace ORDER BY trace;\n",
+            export.display()
+        ),
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    // nccl_graph has 7 GPU events (fixtures/EXPECTED.md), basic_linear 5.
+    assert!(out.contains("basic_linear,5"), "{out}");
+    assert!(out.contains("exported,7"), "{out}");
+}
