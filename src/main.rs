@@ -5,7 +5,6 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use datafusion::arrow::record_batch::RecordBatch;
 use tracesql::catalog::Catalog;
 use tracesql::engine::{load_input, Engine, LoadedTrace};
 use tracesql::export::{export_parquet, load_described, ExportOptions, TraceInfo};
@@ -413,7 +412,7 @@ fn print_sheets(
     let io = |e: std::io::Error| Error::Output(e.to_string());
     for sheet in sheets {
         let batches = if top_only {
-            head(&sheet.batches, TOP_ROWS)
+            tracesql::repl::print::head(&sheet.batches, TOP_ROWS)
         } else {
             sheet.batches.clone()
         };
@@ -436,21 +435,6 @@ fn print_sheets(
         writeln!(out).map_err(io)?;
     }
     Ok(())
-}
-
-/// The first `n` rows of `batches`.
-fn head(batches: &[RecordBatch], n: usize) -> Vec<RecordBatch> {
-    let mut left = n;
-    let mut out = Vec::new();
-    for b in batches {
-        if left == 0 {
-            break;
-        }
-        let take = left.min(b.num_rows());
-        out.push(b.slice(0, take));
-        left -= take;
-    }
-    out
 }
 
 fn list_queries(catalog: &Catalog) -> Result<(), Error> {
