@@ -374,7 +374,12 @@ impl Session {
                     Ok(datafusion::datasource::TableType::View) => "view",
                     _ => "table",
                 };
-                rows.push((name, kind, None, String::new()));
+                rows.push((
+                    name.clone(),
+                    kind,
+                    None,
+                    engine_table_doc(&name).to_string(),
+                ));
             }
         }
         let schema = Schema::new(vec![
@@ -807,4 +812,14 @@ fn only_comments(sql: &str) -> bool {
     sql.lines()
         .map(str::trim)
         .all(|l| l.is_empty() || l.starts_with("--"))
+}
+
+/// What the tables the engine adds outside the trace model hold (the trace model's
+/// own tables carry their docs in `TABLES`); empty for tables the user made.
+fn engine_table_doc(name: &str) -> &'static str {
+    match name {
+        "platforms" => "GPU platforms and their peaks: HBM TB/s and TFLOPS per compute spec (built in, plus --platforms FILE), with sources.",
+        "session_platform" => "The platform roofline columns use in this session (--platform, .platform, SET platform, or detected from deviceProperties); no row when none.",
+        _ => "",
+    }
 }
