@@ -28,7 +28,8 @@ struct Cli {
     #[arg(long, global = true, value_name = "DIR")]
     queries: Option<std::path::PathBuf>,
     /// GPU platform for roofline columns (MI300X, H100, ...; see `SELECT * FROM
-    /// platforms`). Default: the GPU the trace's deviceProperties names, if known.
+    /// platforms`); `none` for no platform (no roofline columns, no detection).
+    /// Default: the GPU the trace's deviceProperties names, if known.
     #[arg(long, global = true, value_name = "NAME")]
     platform: Option<String>,
     /// CSV or TOML file of platforms to add or override (columns: name,

@@ -7,6 +7,7 @@
 -- when: (SELECT count(*) FROM ops) > 0
 -- drop_null_columns: param: 
 -- column_order_from: param_order
+-- platform_columns: Roofline , Pct Roofline
 --
 -- TraceLens sheet `Reduce_bwd` (spec §8.5), from view perf_summary. Rows sorted by
 -- total kernel time, then first uid. Times in µs, GFLOPS and MB per instance.
@@ -25,6 +26,8 @@ SELECT name,
        "TB/s_mean", "TB/s_median", "TB/s_std", "TB/s_min", "TB/s_max",
        "TFLOPS/s_mean", "TFLOPS/s_median", "TFLOPS/s_std", "TFLOPS/s_min", "TFLOPS/s_max",
        process_name_first, process_label_first, thread_name_first, "Compute Spec",
+       "Roofline Time (µs)_first", "Roofline Bound_first", "Pct Roofline_mean",
+       "Pct Roofline_median", "Pct Roofline_std", "Pct Roofline_min", "Pct Roofline_max",
        kernel_details__summarize_kernel_stats, trunc_kernel_details,
        "Input Dims_first", "Input type_first", "Input Strides_first", "Concrete Inputs_first",
        "Kernel Time (µs)_mean", "Kernel Time (µs)_median", "Kernel Time (µs)_std",

@@ -27,6 +27,11 @@
 --   "GFLOPS", "Data Moved (MB)", "FLOPS/Byte", "TFLOPS/s", "TB/s"   NULL where TraceLens has NaN
 --   compute_spec                 e.g. matrix_bf16; '' when the dtype has no precision
 --   params                       LIST<STRUCT<key, value, py_str, kind>> in the model's key order
+--   "Roofline Bound", "Roofline Time (µs)", "Pct Roofline"
+--                                COMPUTE_BOUND / MEMORY_BOUND, the time at the roofline
+--                                and roofline time / kernel time in %, against the
+--                                session platform (session_platform); NULL without a
+--                                platform, a peak for the compute spec, bytes or FLOPs
 WITH RECURSIVE
 -- Ops with a perf model (a cheap test; op_registry gives the family at the end).
 candidates AS (
@@ -95,5 +100,12 @@ SELECT trace, uid, name, family, pass, process_name, process_label, thread_name,
        tflops_per_s(perf['flops'], kernel_time) AS "TFLOPS/s",
        tb_per_s(perf['bytes'], kernel_time) AS "TB/s",
        coalesce(perf['compute_spec'], '') AS compute_spec,
-       perf['params'] AS params
+       perf['params'] AS params,
+       roofline_bound(perf['flops'], perf['bytes'], p.platform, perf['compute_spec'])
+         AS "Roofline Bound",
+       roofline_time_us(perf['flops'], perf['bytes'], p.platform, perf['compute_spec'])
+         AS "Roofline Time (µs)",
+       roofline_efficiency(perf['flops'], perf['bytes'], kernel_time, p.platform,
+                           perf['compute_spec']) AS "Pct Roofline"
 FROM modelled
+CROSS JOIN session_platform p

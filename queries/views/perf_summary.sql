@@ -21,7 +21,10 @@
 --                                  included; their first listings are in the order the
 --                                  sheet's instances (part, then uid) first have them,
 --                                  which is the reference's column order
---   "GFLOPS_first" … "UID_first"   the reference's summary columns, in its order
+--   "GFLOPS_first" … "UID_first"   the reference's summary columns, in its order;
+--                                  the roofline ones ("Roofline Time (µs)_first",
+--                                  "Roofline Bound_first", "Pct Roofline_*") are NULL
+--                                  without a session platform
 --   kernel_stats                   kernel_stats() of the group (py_kernel_details renders it)
 WITH sheet_rows AS (
   SELECT *,
@@ -81,6 +84,15 @@ groups AS (
          first_value(thread_name ORDER BY uid) FILTER (WHERE thread_name IS NOT NULL)
            AS thread_name_first,
          first_value(compute_spec ORDER BY uid) AS "Compute Spec",
+         first_value("Roofline Time (µs)" ORDER BY uid)
+           FILTER (WHERE "Roofline Time (µs)" IS NOT NULL) AS "Roofline Time (µs)_first",
+         first_value("Roofline Bound" ORDER BY uid)
+           FILTER (WHERE "Roofline Bound" IS NOT NULL) AS "Roofline Bound_first",
+         avg("Pct Roofline") AS "Pct Roofline_mean",
+         median("Pct Roofline") AS "Pct Roofline_median",
+         stddev("Pct Roofline") AS "Pct Roofline_std",
+         min("Pct Roofline") AS "Pct Roofline_min",
+         max("Pct Roofline") AS "Pct Roofline_max",
          kernel_stats(CAST(uid AS DOUBLE), kernel_details) AS kernel_stats,
          first_value(input_dims_json ORDER BY uid) FILTER (WHERE input_dims_json IS NOT NULL)
            AS input_dims_json,
@@ -112,6 +124,9 @@ SELECT g.trace, g.sheet, g.part, g.name, g.params,
        g."TFLOPS/s_mean", g."TFLOPS/s_median", g."TFLOPS/s_std", g."TFLOPS/s_min",
        g."TFLOPS/s_max",
        g.process_name_first, g.process_label_first, g.thread_name_first, g."Compute Spec",
+       g."Roofline Time (µs)_first", g."Roofline Bound_first", g."Pct Roofline_mean",
+       g."Pct Roofline_median", g."Pct Roofline_std", g."Pct Roofline_min",
+       g."Pct Roofline_max",
        g.kernel_stats,
        py_kernel_details(g.kernel_stats) AS kernel_details__summarize_kernel_stats,
        py_trunc_kernel_details(g.kernel_stats) AS trunc_kernel_details,

@@ -24,6 +24,7 @@
 //! | `-- when: SQL` | run only when this scalar query is true |
 //! | `-- empty: write` | write the sheet even when it has no rows |
 //! | `-- drop_null_columns: PREFIX` | leave out the columns whose name starts with `PREFIX` and that are NULL in every row (e.g. `param:`, for columns only some data has) |
+//! | `-- platform_columns: PREFIX, ...` | leave out the columns whose name starts with one of the prefixes when the session has no platform (`--platform`, `SET platform`, or detected): the roofline columns |
 //! | `-- column_order_from: COLUMN` | `COLUMN` (a list of strings, from its first non-NULL row) names result columns: they are written in the order of their first listing, in the positions they take together; `COLUMN` itself is not written, and naming a column the result lacks is an error |
 //!
 //! Values are trimmed (`-- drop_null_columns: param: ` means the prefix `param:`).

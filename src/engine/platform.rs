@@ -19,10 +19,16 @@ use tracesql_udfs::roofline::{
     builtin_platforms, merge_platforms, parse_platforms, platform_for_device, Platform,
 };
 
+/// The platform name meaning "no platform" (`--platform none`, `SET platform =
+/// 'none'`): no roofline columns, and no detection from deviceProperties.
+pub const NO_PLATFORM: &str = "none";
+
 /// Platforms known to a session and the one it uses.
 pub struct PlatformState {
     platforms: RwLock<Arc<Vec<Platform>>>,
     current: RwLock<Option<String>>,
+    /// A platform (or none) was chosen explicitly: detection leaves it alone.
+    chosen: RwLock<bool>,
 }
 
 impl Default for PlatformState {
@@ -30,6 +36,7 @@ impl Default for PlatformState {
         PlatformState {
             platforms: RwLock::new(Arc::new(builtin_platforms())),
             current: RwLock::new(None),
+            chosen: RwLock::new(false),
         }
     }
 }
@@ -67,16 +74,26 @@ impl PlatformState {
         self.register(ctx)
     }
 
-    /// Sets the session platform by name (case-insensitive); None clears it.
+    /// Sets the session platform by name (case-insensitive); None or `none` clears
+    /// it. Either way the choice is explicit: a trace's deviceProperties no longer
+    /// change it.
     pub fn set(&self, ctx: &SessionContext, name: Option<&str>) -> Result<(), DataFusionError> {
-        let resolved = match name {
+        let resolved = match name.map(str::trim) {
             None => None,
+            Some(name) if name.eq_ignore_ascii_case(NO_PLATFORM) => None,
             Some(name) => Some(self.resolve(name)?),
         };
         if let Ok(mut guard) = self.current.write() {
             *guard = resolved;
         }
+        if let Ok(mut guard) = self.chosen.write() {
+            *guard = true;
+        }
         self.register(ctx)
+    }
+
+    fn chosen(&self) -> bool {
+        self.chosen.read().map(|c| *c).unwrap_or(false)
     }
 
     /// The canonical name of a known platform.
@@ -95,13 +112,13 @@ impl PlatformState {
     }
 
     /// Sets the platform from a `deviceProperties` JSON value, if it names a known
-    /// GPU and no platform was chosen yet.
+    /// GPU and no platform (or `none`) was chosen yet.
     pub fn detect(
         &self,
         ctx: &SessionContext,
         device_properties: &str,
     ) -> Result<(), DataFusionError> {
-        if self.current().is_some() {
+        if self.current().is_some() || self.chosen() {
             return Ok(());
         }
         let devices: Vec<serde_json::Value> =

@@ -86,8 +86,8 @@ pub async fn run_reports(engine: &Engine, only: Option<&[String]>) -> Result<Vec
                 .collect(),
             None => plan_header(engine, query).await?,
         };
-        let (header, batches) =
-            shape_columns(query, header, batches).map_err(|e| report_error(query, e))?;
+        let (header, batches) = shape_columns(query, header, batches, engine.platform().is_some())
+            .map_err(|e| report_error(query, e))?;
         let sheet = Sheet {
             sheet: query.sheet().to_string(),
             query_name: query.name.clone(),
@@ -123,6 +123,9 @@ async fn plan_header(engine: &Engine, query: &Query) -> Result<Vec<String>, Erro
 ///   that are NULL in every row are left out (all of them when there are no rows).
 ///   For result columns that exist only when the data has them, e.g. the perf
 ///   sheets' `param: <key>` columns.
+/// * `-- platform_columns: PREFIX, PREFIX, ...`: columns whose name starts with
+///   one of the prefixes are left out when the session has no platform (the
+///   roofline columns of the perf sheets).
 /// * `-- column_order_from: COLUMN`: `COLUMN` (a list of strings, read from the
 ///   first row where it is not NULL) names result columns; they are written in
 ///   the order of their first listing, in the positions they take together, and
@@ -132,7 +135,16 @@ fn shape_columns(
     query: &Query,
     header: Vec<String>,
     batches: Vec<RecordBatch>,
+    has_platform: bool,
 ) -> Result<(Vec<String>, Vec<RecordBatch>), String> {
+    let platform_prefixes: Vec<&str> = match query.extra.get("platform_columns") {
+        Some(list) if !has_platform => list
+            .split(',')
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+            .collect(),
+        _ => Vec::new(),
+    };
     let drop_prefix = query
         .extra
         .get("drop_null_columns")
@@ -141,7 +153,7 @@ fn shape_columns(
         .extra
         .get("column_order_from")
         .filter(|c| !c.is_empty());
-    if drop_prefix.is_none() && order_column.is_none() {
+    if drop_prefix.is_none() && order_column.is_none() && platform_prefixes.is_empty() {
         return Ok((header, batches));
     }
     let all_null = |i: usize| {
@@ -151,6 +163,7 @@ fn shape_columns(
     };
     let mut keep: Vec<usize> = (0..header.len())
         .filter(|&i| !drop_prefix.is_some_and(|p| header[i].starts_with(p.as_str()) && all_null(i)))
+        .filter(|&i| !platform_prefixes.iter().any(|p| header[i].starts_with(p)))
         .collect();
     if let Some(column) = order_column {
         let Some(at) = header.iter().position(|h| h == column) else {
@@ -315,7 +328,7 @@ mod tests {
     #[test]
     fn without_the_headers_nothing_changes() {
         let b = batch(vec![("param: a", strings(&[None]))]);
-        let (header, batches) = shape_columns(&query(""), header_of(&b), vec![b]).unwrap();
+        let (header, batches) = shape_columns(&query(""), header_of(&b), vec![b], false).unwrap();
         assert_eq!(header, ["param: a"]);
         assert_eq!(batches[0].num_columns(), 1);
     }
@@ -346,7 +359,7 @@ mod tests {
             ("n", Arc::new(Int64Array::from(vec![2]))),
         ]);
         let header = header_of(&first);
-        let (header, batches) = shape_columns(&q, header, vec![first, second]).unwrap();
+        let (header, batches) = shape_columns(&q, header, vec![first, second], false).unwrap();
         // `other` is all NULL but lacks the prefix: kept. The order column goes.
         assert_eq!(header, ["name", "param: b", "param: a", "other", "n"]);
         assert_eq!(header_of(&batches[1]), header);
@@ -358,7 +371,7 @@ mod tests {
     fn no_rows_drop_every_prefixed_column() {
         let q = query("-- drop_null_columns: param:\n-- column_order_from: order\n");
         let header: Vec<String> = ["name", "param: a", "order"].map(String::from).to_vec();
-        let (header, batches) = shape_columns(&q, header, vec![]).unwrap();
+        let (header, batches) = shape_columns(&q, header, vec![], false).unwrap();
         assert_eq!(header, ["name"]);
         assert!(batches.is_empty());
     }
@@ -370,10 +383,24 @@ mod tests {
             ("param: a", strings(&[None])),
             ("order", order(&[Some(&["param: a"])])),
         ]);
-        let e = shape_columns(&q, header_of(&b), vec![b]).unwrap_err();
+        let e = shape_columns(&q, header_of(&b), vec![b], false).unwrap_err();
         assert!(e.contains("`param: a`"), "{e}");
         let b = batch(vec![("param: a", strings(&[Some("1")]))]);
-        let e = shape_columns(&q, header_of(&b), vec![b]).unwrap_err();
+        let e = shape_columns(&q, header_of(&b), vec![b], false).unwrap_err();
         assert!(e.contains("no column `order`"), "{e}");
+    }
+
+    #[test]
+    fn platform_columns_need_a_platform() {
+        let q = query("-- platform_columns: Roofline , Pct Roofline\n");
+        let b = batch(vec![
+            ("name", strings(&[Some("x")])),
+            ("Roofline Bound", strings(&[Some("MEMORY_BOUND")])),
+            ("Pct Roofline_mean", strings(&[None])),
+        ]);
+        let (header, _) = shape_columns(&q, header_of(&b), vec![b.clone()], false).unwrap();
+        assert_eq!(header, ["name"]);
+        let (header, _) = shape_columns(&q, header_of(&b), vec![b], true).unwrap();
+        assert_eq!(header, ["name", "Roofline Bound", "Pct Roofline_mean"]);
     }
 }

@@ -148,6 +148,9 @@ fn run_report(trace: &Trace, out: &Path, queries: Option<&Path>) -> Result<Durat
     let start = Instant::now();
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_tracesql"));
     cmd.arg("report").arg(&trace.json).arg("--out").arg(out);
+    // The references were made without a GPU arch (spec §9): no roofline columns,
+    // whatever GPU the trace's deviceProperties names.
+    cmd.arg("--platform").arg("none");
     let from_env = std::env::var_os("TRACESQL_CONFORMANCE_QUERIES")
         .map(|dir| Path::new(env!("CARGO_MANIFEST_DIR")).join(dir));
     if let Some(dir) = queries.map(Path::to_path_buf).or(from_env) {

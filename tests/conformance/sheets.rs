@@ -15,7 +15,7 @@ pub const SHEETS: &[&str] = &[
     "ops_summary_by_category",
     "ops_summary",
     "ops_unique_args",
-    // "unified_perf_summary",
+    "unified_perf_summary",
     "GEMM",
     "SDPA_fwd",
     "SDPA_bwd",

@@ -165,3 +165,48 @@ impl ScalarUDFImpl for RooflineUdf {
         }))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use datafusion::arrow::array::{AsArray, Float64Array, StringArray};
+    use datafusion::arrow::datatypes::Float64Type;
+    use datafusion::prelude::SessionContext;
+
+    /// The roofline and rate functions from SQL, against numbers worked out by
+    /// hand: a bf16 GEMM of 2,148,532,224 FLOPs and 11,018,240 bytes in 41.216 µs.
+    #[tokio::test]
+    async fn sql_roofline_and_rates() {
+        let ctx = SessionContext::new();
+        crate::register_all(&ctx);
+        let (flops, bytes, kernel_us) = (2_148_532_224.0_f64, 11_018_240.0_f64, 41.216_f64);
+        let sql = format!(
+            "SELECT roofline_bound({flops}, {bytes}, 'MI300X', 'matrix_bf16') AS b,
+                    roofline_time_us({flops}, {bytes}, 'mi300x', 'matrix_bf16') AS t,
+                    roofline_efficiency({flops}, {bytes}, {kernel_us}, 'MI300X', 'matrix_bf16') AS e,
+                    roofline_bound({flops}, 1.0, 'MI300X', 'matrix_bf16') AS b2,
+                    roofline_bound({flops}, {bytes}, 'MI300X', 'matrix_fp4') AS no_peak,
+                    roofline_efficiency({flops}, {bytes}, 0.0, 'MI300X', 'matrix_bf16') AS no_time,
+                    tflops_per_s({flops}, {kernel_us}) AS tflops,
+                    tb_per_s({bytes}, {kernel_us}) AS tbs"
+        );
+        let batches = ctx.sql(&sql).await.unwrap().collect().await.unwrap();
+        let b = &batches[0];
+        let text = |i: usize| b.column(i).as_any().downcast_ref::<StringArray>().cloned();
+        let num = |i: usize| b.column(i).as_primitive::<Float64Type>().clone();
+        // MI300X: matrix_bf16 1307.4 TFLOPS, 5.3 TB/s (platforms.rs).
+        let compute_us = (flops / (1307.4 * 1e12)) * 1e6;
+        let memory_us = (bytes / (5.3 * 1e12)) * 1e6;
+        assert!(memory_us > compute_us);
+        assert_eq!(text(0).unwrap().value(0), "MEMORY_BOUND");
+        assert_eq!(num(1).value(0), memory_us);
+        assert_eq!(num(2).value(0), memory_us / kernel_us * 100.0);
+        // With 1 byte the compute time wins.
+        assert_eq!(text(3).unwrap().value(0), "COMPUTE_BOUND");
+        // MI300X lists no fp4 peak; no kernel time gives no efficiency.
+        assert!(text(4).unwrap().is_null(0));
+        assert!(num(5).is_null(0));
+        let rates: Float64Array = num(6);
+        assert_eq!(rates.value(0), (flops / 1e9 / 1e3) / (kernel_us / 1e6));
+        assert_eq!(num(7).value(0), (bytes / 1e12) / (kernel_us / 1e6));
+    }
+}

@@ -1,0 +1,245 @@
+-- name: unified_perf_events
+-- version: 1
+-- kind: view
+-- description: The ops unified_perf_summary counts, one row each: the topmost op with a perf model on every call path, else the op that launched the kernels, plus a synthetic op per kernel nothing collected; with CPU duration, kernels, kernel time and perf metrics.
+--
+-- TraceLens's unified event collection and per-event table (spec §8.6,
+-- `collect_unified_perf_events` and `build_df_unified_perf_table`), python frames off.
+-- The walk goes down the call tree from every root cpu_op, through cpu_ops with GPU
+-- work below them. At an op:
+-- * it has a perf model: collect it and stop;
+-- * an op with a model and GPU work lies below it: go down into its children;
+-- * it launched kernels itself (a cuda_runtime call under it started GPU work;
+--   cuda_driver launches do not count): collect it, unless its GPU work includes a
+--   collective, then skip it; stop;
+-- * else go down into its children.
+-- Each linked GPU event is decided by the path above it: the first op on that path
+-- (from the root) where the walk stops. That is done with joins over
+-- kernel_ancestors instead of a recursive walk.
+-- Kernels that no collected op covers (collectives left out) become synthetic ops
+-- named "<op>-><kernel> (Synthetic Op)", copies of the nearest cpu_op above the
+-- kernel, or of its launch call when there is no cpu_op; their uids follow the
+-- trace's last uid, launch-call copies first, each in kernel uid order.
+-- Not reproduced: the "sole backward op of a forward op with a model" rule
+-- (TraceLens then reports the backward op with the forward op's backward
+-- metrics). It only applies to a backward op with GPU work and no modelled op
+-- below it whose forward op's model has a backward; no conformance trace has one.
+-- Rows whose model does not implement the op (a not_implemented: error) are left
+-- out with their kernel time, as in the reference; other model errors keep the
+-- row without metrics.
+-- Columns:
+--   trace, uid, name                the event (synthetic ops: a new uid and name)
+--   seq                             the order TraceLens collects them in (by CPU
+--                                   start; synthetic ops last)
+--   op_category                     registry / name pattern / first-kernel fallback
+--   process_name, process_label, thread_name
+--   input_dims_json, input_types_json, input_strides_json, concrete_inputs_json
+--   duration_us                     the op's CPU duration, µs
+--   has_perf_model                  the op has a perf model
+--   kernel_time                     busy time of its GPU work (collectives included), µs
+--   kernel_details                  LIST<STRUCT<name, dur, stream>> in launch order
+--   model_error                     the model's error, NULL when it worked or there is none
+--   "GFLOPS", "Data Moved (MB)", "FLOPS/Byte", "TFLOPS/s", "TB/s"   NULL where TraceLens has NaN
+--   compute_spec                    e.g. matrix_bf16; NULL without metrics
+--   flops, bytes                    the model's FLOPs and bytes (for roofline columns)
+--   perf_params                     the model's params as a Python dict; NULL without metrics
+--   "Roofline Bound", "Roofline Time (µs)", "Pct Roofline"
+--                                   against the session platform (session_platform),
+--                                   as in perf_metrics; NULL without a platform
+WITH
+-- Every cpu_op, and whether it has a perf model (a Triton kernel op only when its
+-- model can read its args: TraceLens's can_model).
+op_models AS (
+  SELECT trace, uid, is_root AND in_tree AS walk_root,
+         CASE
+           WHEN perf_model(name) IS NULL THEN false
+           WHEN NOT starts_with(name, 'triton_') THEN true
+           ELSE coalesce(NOT starts_with(
+                  op_perf(name, input_dims_json, input_types_json, input_strides_json,
+                          concrete_inputs_json)['error'], 'cannot_model'), true)
+         END
+           AS has_model
+  FROM ops
+),
+-- Every cpu_op above each linked GPU event, with the op's own traversal tests.
+op_chain AS (
+  SELECT a.trace, a.kernel_uid, a.ancestor_uid AS uid, a.depth, o.has_model, o.walk_root
+  FROM kernel_ancestors a
+  JOIN op_models o ON o.trace = a.trace AND o.uid = a.ancestor_uid
+),
+-- The linked GPU events, with what the tests need to know about them.
+gpu AS (
+  SELECT k.trace, k.uid, k.name, k.ts, k.t_end, k.dur, k.stream, k.class, k.launch_uid,
+         l.cat AS launch_cat, l.parent_uid AS launch_parent_uid
+  FROM linked_kernels k
+  JOIN events l ON l.trace = k.trace AND l.uid = k.launch_uid
+),
+-- Per GPU event: depth of the lowest op with a model above it.
+lowest_model AS (
+  SELECT trace, kernel_uid, min(depth) AS model_depth
+  FROM op_chain
+  WHERE has_model
+  GROUP BY trace, kernel_uid
+),
+-- Per op with GPU work: the walk's tests.
+op_tests AS (
+  SELECT c.trace, c.uid,
+         bool_or(c.has_model) AS has_model,
+         -- an op with a model and GPU work lies strictly below
+         bool_or(coalesce(m.model_depth < c.depth, false)) AS model_below,
+         -- a cuda_runtime call directly under the op launched GPU work
+         bool_or(g.launch_cat = 'cuda_runtime' AND g.launch_parent_uid = c.uid) AS launched,
+         bool_or(g.class = 'communication') AS has_collective
+  FROM op_chain c
+  JOIN gpu g ON g.trace = c.trace AND g.uid = c.kernel_uid
+  LEFT JOIN lowest_model m ON m.trace = c.trace AND m.kernel_uid = c.kernel_uid
+  GROUP BY c.trace, c.uid
+),
+-- Ops where the walk stops (collecting the op or skipping it).
+stops AS (
+  SELECT trace, uid,
+         has_model OR (NOT model_below AND launched AND NOT has_collective) AS collect
+  FROM op_tests
+  WHERE has_model OR (NOT model_below AND launched)
+),
+-- Per GPU event: the first stop on its path from the root, if the walk reaches it.
+first_stop AS (
+  SELECT c.trace, c.kernel_uid,
+         first_value(c.uid ORDER BY c.depth DESC) FILTER (WHERE s.uid IS NOT NULL) AS stop_uid,
+         first_value(c.walk_root ORDER BY c.depth DESC) AS from_root
+  FROM op_chain c
+  LEFT JOIN stops s ON s.trace = c.trace AND s.uid = c.uid
+  GROUP BY c.trace, c.kernel_uid
+),
+collected AS (
+  SELECT DISTINCT f.trace, f.stop_uid AS uid
+  FROM first_stop f
+  JOIN stops s ON s.trace = f.trace AND s.uid = f.stop_uid
+  WHERE f.from_root AND s.collect
+),
+-- The GPU work of every collected op.
+collected_work AS (
+  SELECT c.trace, c.uid, g.uid AS kernel_uid, g.name, g.ts, g.t_end, g.dur, g.stream,
+         g.launch_uid
+  FROM collected c
+  JOIN kernel_ancestors a ON a.trace = c.trace AND a.ancestor_uid = c.uid
+  JOIN gpu g ON g.trace = a.trace AND g.uid = a.kernel_uid
+),
+collected_sets AS (
+  SELECT trace, uid,
+         busy_time(ts, t_end) AS kernel_time,
+         array_agg(named_struct('name', name, 'dur', dur, 'stream', stream)
+                   ORDER BY launch_uid, kernel_uid) AS kernel_details,
+         array_agg(name ORDER BY ts, kernel_uid) AS kernel_names
+  FROM collected_work
+  GROUP BY trace, uid
+),
+collected_rows AS (
+  SELECT s.trace, s.uid, o.name, o.ts AS order_ts, o.process_name, o.process_label,
+         o.thread_name, o.input_dims_json, o.input_types_json, o.input_strides_json,
+         o.concrete_inputs_json, o.dur AS duration_us,
+         m.has_model AS has_perf_model,
+         coalesce(c.category, l.op_category, 'other') AS op_category,
+         s.kernel_time, s.kernel_details,
+         CASE WHEN m.has_model THEN
+           op_perf(o.name, o.input_dims_json, o.input_types_json, o.input_strides_json,
+                   o.concrete_inputs_json, s.kernel_names, 'fwd', 'bugfixes')
+         END AS perf,
+         CASE WHEN m.has_model THEN
+           op_params(o.name, o.input_dims_json, o.input_types_json, o.input_strides_json,
+                     o.concrete_inputs_json, s.kernel_names, 'fwd', 'bugfixes')
+         END AS perf_params
+  FROM collected_sets s
+  JOIN ops o ON o.trace = s.trace AND o.uid = s.uid
+  JOIN op_models m ON m.trace = s.trace AND m.uid = s.uid
+  LEFT JOIN op_category_by_name c ON c.name = o.name
+  LEFT JOIN launchers l ON l.trace = s.trace AND l.uid = s.uid
+),
+-- Per GPU event: the nearest cpu_op above it.
+nearest_op AS (
+  SELECT trace, kernel_uid, first_value(uid ORDER BY depth) AS parent_uid
+  FROM op_chain
+  GROUP BY trace, kernel_uid
+),
+-- GPU work no collected op covers, collectives left out, with that op.
+orphan_parents AS (
+  SELECT g.*, n.parent_uid
+  FROM gpu g
+  LEFT JOIN nearest_op n ON n.trace = g.trace AND n.kernel_uid = g.uid
+  WHERE g.class <> 'communication'
+    AND NOT EXISTS (SELECT 1 FROM collected_work w
+                    WHERE w.trace = g.trace AND w.kernel_uid = g.uid)
+),
+last_uid AS (
+  SELECT trace, max(uid) AS uid FROM events GROUP BY trace
+),
+synthetic_rows AS (
+  SELECT p.trace,
+         u.uid + row_number() OVER (PARTITION BY p.trace
+                                    ORDER BY p.parent_uid IS NOT NULL, p.uid) AS uid,
+         coalesce(o.name, e.name) || '->' || p.name || ' (Synthetic Op)' AS name,
+         CAST(NULL AS DOUBLE) AS order_ts,
+         coalesce(o.process_name, th.process_name) AS process_name,
+         coalesce(o.process_label, th.process_label) AS process_label,
+         coalesce(o.thread_name, th.thread_name) AS thread_name,
+         o.input_dims_json, o.input_types_json, o.input_strides_json,
+         o.concrete_inputs_json,
+         coalesce(o.dur, e.dur) AS duration_us,
+         nullif(false, true) AS has_perf_model,
+         CASE
+           WHEN starts_with(coalesce(o.name, e.name), 'triton') THEN 'triton'
+           WHEN starts_with(coalesce(o.name, e.name), 'record_param_comms')
+             THEN 'record_param_comms'
+           WHEN o.uid IS NULL OR NOT starts_with(l.first_kernel_name, 'void at::native')
+             THEN 'other'
+           WHEN strpos(l.first_kernel_name, 'elementwise') > 0 THEN 'elementwise'
+           WHEN strpos(l.first_kernel_name, 'reduce') > 0 THEN 'reduce'
+           WHEN strpos(l.first_kernel_name, 'multi_tensor_apply') > 0 THEN 'multi_tensor_apply'
+           ELSE 'other'
+         END AS op_category,
+         p.t_end - p.ts AS kernel_time,
+         make_array(named_struct('name', p.name, 'dur', p.dur, 'stream', p.stream))
+           AS kernel_details
+  FROM orphan_parents p
+  JOIN last_uid u ON u.trace = p.trace
+  LEFT JOIN ops o ON o.trace = p.trace AND o.uid = p.parent_uid
+  LEFT JOIN launchers l ON l.trace = p.trace AND l.uid = p.parent_uid
+  LEFT JOIN events e ON e.trace = p.trace AND e.uid = p.launch_uid
+  LEFT JOIN threads th ON th.trace = e.trace AND th.pid = e.pid AND th.tid = e.tid
+),
+all_rows AS (
+  SELECT trace, uid, name, false AS synthetic, order_ts, op_category, process_name,
+         process_label, thread_name, input_dims_json, input_types_json,
+         input_strides_json, concrete_inputs_json, duration_us, has_perf_model,
+         kernel_time, kernel_details, perf['error'] AS model_error,
+         perf['flops'] AS flops, perf['bytes'] AS bytes,
+         perf['compute_spec'] AS compute_spec, perf_params
+  FROM collected_rows
+  WHERE perf['error'] IS NULL OR NOT starts_with(perf['error'], 'not_implemented')
+  UNION ALL
+  SELECT trace, uid, name, true, order_ts, op_category, process_name, process_label,
+         thread_name, input_dims_json, input_types_json, input_strides_json,
+         concrete_inputs_json, duration_us, has_perf_model, kernel_time, kernel_details,
+         CAST(NULL AS VARCHAR), CAST(NULL AS DOUBLE), CAST(NULL AS DOUBLE),
+         CAST(NULL AS VARCHAR), CAST(NULL AS VARCHAR)
+  FROM synthetic_rows
+)
+SELECT trace, uid, name,
+       row_number() OVER (PARTITION BY trace ORDER BY synthetic, order_ts, uid) AS seq,
+       op_category, process_name, process_label, thread_name,
+       input_dims_json, input_types_json, input_strides_json, concrete_inputs_json,
+       duration_us, has_perf_model, kernel_time, kernel_details, model_error,
+       flops / 1e9 AS "GFLOPS",
+       bytes / 1048576 AS "Data Moved (MB)",
+       flops_per_byte(flops, bytes) AS "FLOPS/Byte",
+       tflops_per_s(flops, kernel_time) AS "TFLOPS/s",
+       tb_per_s(bytes, kernel_time) AS "TB/s",
+       CASE WHEN model_error IS NULL THEN compute_spec END AS compute_spec,
+       flops, bytes,
+       CASE WHEN model_error IS NULL THEN perf_params END AS perf_params,
+       roofline_bound(flops, bytes, p.platform, compute_spec) AS "Roofline Bound",
+       roofline_time_us(flops, bytes, p.platform, compute_spec) AS "Roofline Time (µs)",
+       roofline_efficiency(flops, bytes, kernel_time, p.platform, compute_spec)
+         AS "Pct Roofline"
+FROM all_rows
+CROSS JOIN session_platform p
