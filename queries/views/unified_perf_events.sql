@@ -74,6 +74,15 @@ gpu AS (
   FROM linked_kernels k
   JOIN events l ON l.trace = k.trace AND l.uid = k.launch_uid
 ),
+-- Each launcher's first kernel by GPU start (collectives left out), for the
+-- category fallback on kernel names (as in view launchers).
+first_kernels AS (
+  SELECT trace, coalesce(op_uid, launch_uid) AS uid,
+         first_value(name ORDER BY ts, uid) AS first_kernel_name
+  FROM linked_kernels
+  WHERE class <> 'communication'
+  GROUP BY trace, coalesce(op_uid, launch_uid)
+),
 -- Per GPU event: depth of the lowest op with a model above it.
 lowest_model AS (
   SELECT trace, kernel_uid, min(depth) AS model_depth
@@ -139,7 +148,14 @@ collected_rows AS (
          o.thread_name, o.input_dims_json, o.input_types_json, o.input_strides_json,
          o.concrete_inputs_json, o.dur AS duration_us,
          m.has_model AS has_perf_model,
-         coalesce(c.category, l.op_category, 'other') AS op_category,
+         coalesce(c.category, CASE
+             WHEN NOT starts_with(f.first_kernel_name, 'void at::native') THEN 'other'
+             WHEN strpos(f.first_kernel_name, 'elementwise') > 0 THEN 'elementwise'
+             WHEN strpos(f.first_kernel_name, 'reduce') > 0 THEN 'reduce'
+             WHEN strpos(f.first_kernel_name, 'multi_tensor_apply') > 0
+               THEN 'multi_tensor_apply'
+             ELSE 'other'
+           END, 'other') AS op_category,
          s.kernel_time, s.kernel_details,
          CASE WHEN m.has_model THEN
            op_perf(o.name, o.input_dims_json, o.input_types_json, o.input_strides_json,
@@ -153,7 +169,7 @@ collected_rows AS (
   JOIN ops o ON o.trace = s.trace AND o.uid = s.uid
   JOIN op_models m ON m.trace = s.trace AND m.uid = s.uid
   LEFT JOIN op_category_by_name c ON c.name = o.name
-  LEFT JOIN launchers l ON l.trace = s.trace AND l.uid = s.uid
+  LEFT JOIN first_kernels f ON f.trace = s.trace AND f.uid = s.uid
 ),
 -- Per GPU event: the nearest cpu_op above it.
 nearest_op AS (
@@ -190,11 +206,11 @@ synthetic_rows AS (
            WHEN starts_with(coalesce(o.name, e.name), 'triton') THEN 'triton'
            WHEN starts_with(coalesce(o.name, e.name), 'record_param_comms')
              THEN 'record_param_comms'
-           WHEN o.uid IS NULL OR NOT starts_with(l.first_kernel_name, 'void at::native')
+           WHEN o.uid IS NULL OR NOT starts_with(f.first_kernel_name, 'void at::native')
              THEN 'other'
-           WHEN strpos(l.first_kernel_name, 'elementwise') > 0 THEN 'elementwise'
-           WHEN strpos(l.first_kernel_name, 'reduce') > 0 THEN 'reduce'
-           WHEN strpos(l.first_kernel_name, 'multi_tensor_apply') > 0 THEN 'multi_tensor_apply'
+           WHEN strpos(f.first_kernel_name, 'elementwise') > 0 THEN 'elementwise'
+           WHEN strpos(f.first_kernel_name, 'reduce') > 0 THEN 'reduce'
+           WHEN strpos(f.first_kernel_name, 'multi_tensor_apply') > 0 THEN 'multi_tensor_apply'
            ELSE 'other'
          END AS op_category,
          p.t_end - p.ts AS kernel_time,
@@ -203,7 +219,7 @@ synthetic_rows AS (
   FROM orphan_parents p
   JOIN last_uid u ON u.trace = p.trace
   LEFT JOIN ops o ON o.trace = p.trace AND o.uid = p.parent_uid
-  LEFT JOIN launchers l ON l.trace = p.trace AND l.uid = p.parent_uid
+  LEFT JOIN first_kernels f ON f.trace = p.trace AND f.uid = p.parent_uid
   LEFT JOIN events e ON e.trace = p.trace AND e.uid = p.launch_uid
   LEFT JOIN threads th ON th.trace = e.trace AND th.pid = e.pid AND th.tid = e.tid
 ),
