@@ -207,6 +207,7 @@ fn report_out_writes_every_sheet_and_nothing_on_failure() {
             "ops_unique_args.csv",
             "short_kernel_histogram.csv",
             "short_kernels_summary.csv",
+            "unified_perf_summary.csv",
         ]
     );
     let timeline = std::fs::read_to_string(out_dir.join("gpu_timeline.csv")).expect("timeline");

@@ -168,7 +168,7 @@ impl ScalarUDFImpl for RooflineUdf {
 
 #[cfg(test)]
 mod tests {
-    use datafusion::arrow::array::{AsArray, Float64Array, StringArray};
+    use datafusion::arrow::array::{Array, AsArray, Float64Array, StringArray};
     use datafusion::arrow::datatypes::Float64Type;
     use datafusion::prelude::SessionContext;
 
