@@ -276,7 +276,7 @@ fn set_platform_in_a_query_session() {
     assert!(stdout.contains("p\nMI300X\n"), "{stdout}");
     let (time_us, _) = roofline_by_hand(MI300X_MATRIX_BF16, MI300X_TB_S);
     let t: f64 = stdout
-        .split("t\n")
+        .split("\nt\n")
         .nth(1)
         .and_then(|rest| rest.lines().next())
         .and_then(|v| v.parse().ok())

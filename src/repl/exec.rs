@@ -195,6 +195,8 @@ impl Session {
     fn sql(&mut self, sql: &str, out: &mut dyn Write) -> Result<()> {
         if let Some(name) = parse_set_platform(sql) {
             self.engine.set_platform(name.as_deref())?;
+            // Views keep the session_platform table they were planned with.
+            self.runtime.block_on(self.engine.register_views())?;
             writeln!(out, "platform: {}", name.as_deref().unwrap_or("not set"))?;
             return Ok(());
         }
@@ -293,6 +295,7 @@ impl Session {
             Command::Platform(Some(name)) => {
                 let name = (!name.eq_ignore_ascii_case("none")).then_some(name);
                 self.engine.set_platform(name.as_deref())?;
+                self.runtime.block_on(self.engine.register_views())?;
                 match self.engine.platform() {
                     Some(p) => writeln!(out, "platform: {p}")?,
                     None => writeln!(out, "platform: not set")?,
