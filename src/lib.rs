@@ -2,13 +2,16 @@
 //!
 //! The pipeline, one module per stage:
 //! `ingest` (file → decoded events) → `tree` (call-tree links) → `model` (Arrow
-//! tables) → `engine` (DataFusion session) → `output` (rendering).
+//! tables) → `engine` (DataFusion session) → `output` (rendering); `export`
+//! writes a Parquet dataset that `engine` can reopen in place of the trace.
 
 pub mod catalog;
 pub mod engine;
+pub mod export;
 pub mod ingest;
 pub mod model;
 pub mod output;
+pub mod repl;
 pub mod report;
 pub mod tree;
 

@@ -7,11 +7,12 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use datafusion::arrow::record_batch::RecordBatch;
 use tracesql::catalog::Catalog;
-use tracesql::engine::{load_trace, Engine};
+use tracesql::engine::{load_input, Engine, LoadedTrace};
+use tracesql::export::{export_parquet, load_described, ExportOptions, TraceInfo};
 use tracesql::model::{table_doc, TABLES};
 use tracesql::output::report_csv::{write_csv, write_markdown};
 use tracesql::output::{write_batches, Format};
-use tracesql::report::{run_reports, write_csv_dir, Sheet};
+use tracesql::report::{run_reports, write_csv_dir, write_xlsx, Sheet};
 use tracesql::Error;
 
 #[derive(Parser)]
@@ -19,15 +20,26 @@ use tracesql::Error;
     name = "tracesql",
     version,
     about = "Query PyTorch profiler (Kineto) traces with SQL",
-    after_help = "Example:\n  tracesql query fixtures/basic_linear.json -e \"SELECT name, dur FROM kernels ORDER BY dur DESC LIMIT 5\""
+    after_help = "Example:\n  tracesql query fixtures/basic_linear.json -e \"SELECT name, dur FROM kernels ORDER BY dur DESC LIMIT 5\"",
+    arg_required_else_help = true
 )]
 struct Cli {
     /// Directory of extra .sql queries (reports, categories, views, rules); a file
     /// whose `-- name:` matches a shipped query replaces it.
     #[arg(long, global = true, value_name = "DIR")]
     queries: Option<std::path::PathBuf>,
+    /// GPU platform for roofline columns (MI300X, H100, ...; see `SELECT * FROM
+    /// platforms`). Default: the GPU the trace's deviceProperties names, if known.
+    #[arg(long, global = true, value_name = "NAME")]
+    platform: Option<String>,
+    /// CSV or TOML file of platforms to add or override (columns: name,
+    /// memory_tb_s, matrix_bf16, vector_fp32, ..., source).
+    #[arg(long, global = true, value_name = "FILE")]
+    platforms: Option<std::path::PathBuf>,
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
+    /// Trace files to open in the REPL (`tracesql TRACE...` is `tracesql repl TRACE...`).
+    traces: Vec<String>,
 }
 
 #[derive(Subcommand)]
@@ -37,7 +49,8 @@ enum Command {
         after_help = "Examples:\n  tracesql query trace.json.gz -e \"SELECT cat, count(*) FROM events GROUP BY cat\"\n  tracesql query a.json b.json.gz -f top_kernels.sql --format csv\n  cat trace.json | tracesql query - -e \"SELECT * FROM trace_meta\""
     )]
     Query {
-        /// Trace files (.json, .json.gz, .zip with one trace inside) or - for stdin.
+        /// Trace files (.json, .json.gz, .zip with one trace inside), directories
+        /// written by `tracesql export --parquet` (read without parsing JSON), or - for stdin.
         #[arg(required = true)]
         traces: Vec<String>,
         /// SQL to run (several statements may be separated by ';').
@@ -53,22 +66,26 @@ enum Command {
     /// List the tables of the loaded traces and their row counts.
     #[command(after_help = "Example:\n  tracesql tables trace.json.gz")]
     Tables {
-        /// Trace files, or - for stdin.
+        /// Trace files or export directories, or - for stdin.
         #[arg(required = true)]
         traces: Vec<String>,
     },
     /// Run the report queries: a terminal summary, or one CSV per report with --out.
     #[command(
-        after_help = "Examples:\n  tracesql report trace.json.gz\n  tracesql report trace.json.gz --out perf_report_csvs\n  tracesql report trace.json.gz --only gpu_timeline,ops_summary --format md"
+        after_help = "Examples:\n  tracesql report trace.json.gz\n  tracesql report trace.json.gz --out perf_report_csvs\n  tracesql report trace.json.gz --xlsx perf_report.xlsx\n  tracesql report trace_export --out perf_report_csvs   (an export directory, no JSON parse)\n  tracesql report trace.json.gz --only gpu_timeline,ops_summary --format md"
     )]
     Report {
-        /// Trace files, or - for stdin. With several traces and --out, each trace
-        /// gets its own subdirectory.
+        /// Trace files or export directories, or - for stdin. With several traces
+        /// and --out, each trace gets its own subdirectory.
         #[arg(required = true)]
         traces: Vec<String>,
         /// Write DIR/<report>.csv for every report (each file written atomically).
         #[arg(long, value_name = "DIR")]
         out: Option<std::path::PathBuf>,
+        /// Write an Excel workbook: an `about` sheet, then one sheet per report under
+        /// TraceLens's sheet names. With several traces: FILE_<trace>.xlsx each.
+        #[arg(long, value_name = "FILE")]
+        xlsx: Option<std::path::PathBuf>,
         /// Only these reports (comma-separated names).
         #[arg(long, value_delimiter = ',')]
         only: Option<Vec<String>>,
@@ -76,11 +93,37 @@ enum Command {
         #[arg(long, value_enum, default_value_t = ReportFormat::Table)]
         format: ReportFormat,
     },
+    /// Write every table and every report as a Parquet dataset for BI tools
+    /// (DuckDB, pyarrow, Spark); tracesql reopens it in place of the trace.
+    #[command(
+        after_help = "Layout: DIR/tables/<table>/part-0.parquet and DIR/reports/<query>/part-0.parquet;\nwith several traces, Hive partitions DIR/tables/<table>/trace=<name>/part-0.parquet.\nEach file carries tracesql/schema/query versions, the source file and its SHA-256 and\nthe device and platform as key-value metadata; DIR/tracesql-export.json lists the contents.\n\nRedaction: trace metadata often records the environment (API tokens and the like).\nValues whose key contains TOKEN, SECRET, KEY, PASSWORD, PASSWD, PASSPHRASE,\nCREDENTIAL, AUTH, PRIVATE or COOKIE (any case, at any depth, and NAME=value strings)\nare exported as \"<redacted>\" unless --no-redact is given.\n\nExamples:\n  tracesql export trace.json.gz --parquet trace_export\n  tracesql export rank*.json.gz --parquet run42\n  tracesql report trace_export --out perf_report_csvs"
+    )]
+    Export {
+        /// Trace files (or export directories), or - for stdin.
+        #[arg(required = true)]
+        traces: Vec<String>,
+        /// The export directory; a previous export there is replaced only once the
+        /// new one is complete.
+        #[arg(long, value_name = "DIR", required = true)]
+        parquet: std::path::PathBuf,
+        /// Keep secret-looking values in the trace metadata (see below).
+        #[arg(long)]
+        no_redact: bool,
+    },
     /// List the query catalog, or print one query's SQL.
     #[command(after_help = "Examples:\n  tracesql queries\n  tracesql queries show ops_summary")]
     Queries {
         #[command(subcommand)]
         action: Option<QueriesAction>,
+    },
+    /// Interactive SQL over the traces: meta-commands (.help), completion, history;
+    /// with standard input piped, runs its statements and exits 1 if one failed.
+    #[command(
+        after_help = "Examples:\n  tracesql repl trace.json.gz\n  tracesql trace.json.gz\n  echo \"SELECT count(*) FROM kernels;\" | tracesql repl trace.json.gz"
+    )]
+    Repl {
+        /// Trace files (.json, .json.gz, .zip) or export directories; .load adds more.
+        traces: Vec<String>,
     },
     /// Describe the tables and their columns.
     #[command(after_help = "Examples:\n  tracesql schema\n  tracesql schema kernels")]
@@ -121,7 +164,16 @@ fn run(cli: Cli) -> Result<(), Error> {
         None => Catalog::builtin(),
     }
     .map_err(|e| Error::Usage(e.to_string()))?;
-    match cli.command {
+    read_platform_options(&cli)?;
+    let command = cli.command.unwrap_or(Command::Repl { traces: cli.traces });
+    match command {
+        Command::Repl { traces } => {
+            if !tracesql::repl::run(&traces, catalog, &apply_platform_options)? {
+                // Each failed statement has printed its error already.
+                std::process::exit(1);
+            }
+            Ok(())
+        }
         Command::Query {
             traces,
             sql,
@@ -155,9 +207,39 @@ fn run(cli: Cli) -> Result<(), Error> {
         Command::Report {
             traces,
             out,
+            xlsx,
             only,
             format,
-        } => report(&traces, &catalog, out.as_deref(), only.as_deref(), format),
+        } => {
+            let outputs = ReportOutputs {
+                csv_dir: out.as_deref(),
+                xlsx: xlsx.as_deref(),
+            };
+            report(&traces, &catalog, outputs, only.as_deref(), format)
+        }
+        Command::Export {
+            traces,
+            parquet,
+            no_redact,
+        } => {
+            let options = ExportOptions {
+                redact: !no_redact,
+                prepare: Some(&apply_platform_options),
+                ..ExportOptions::default()
+            };
+            let manifest =
+                runtime()?.block_on(export_parquet(&traces, &parquet, &catalog, &options))?;
+            for trace in &manifest.traces {
+                eprintln!(
+                    "{}: wrote {} tables and {} reports to {}",
+                    trace.info.name,
+                    trace.tables.len(),
+                    trace.reports.len(),
+                    parquet.display()
+                );
+            }
+            Ok(())
+        }
         Command::Queries { action: None } => list_queries(&catalog),
         Command::Queries {
             action: Some(QueriesAction::Show { name }),
@@ -171,15 +253,60 @@ fn run(cli: Cli) -> Result<(), Error> {
     }
 }
 
+/// `--platform` and `--platforms`, read once in `run` and applied to every session.
+static PLATFORM_OPTIONS: std::sync::OnceLock<(
+    Vec<tracesql_udfs::roofline::Platform>,
+    Option<String>,
+)> = std::sync::OnceLock::new();
+
+fn read_platform_options(cli: &Cli) -> Result<(), Error> {
+    let extra = match &cli.platforms {
+        Some(path) => {
+            tracesql::engine::platform::read_platforms_file(path).map_err(Error::Usage)?
+        }
+        None => Vec::new(),
+    };
+    let _ = PLATFORM_OPTIONS.set((extra, cli.platform.clone()));
+    Ok(())
+}
+
+/// Applies `--platforms` then `--platform` to a new session.
+fn apply_platform_options(engine: &Engine) -> Result<(), Error> {
+    let Some((extra, platform)) = PLATFORM_OPTIONS.get() else {
+        return Ok(());
+    };
+    if !extra.is_empty() {
+        engine
+            .extend_platforms(extra.clone())
+            .map_err(Error::query)?;
+    }
+    if let Some(name) = platform {
+        engine.set_platform(Some(name)).map_err(|e| match e {
+            datafusion::error::DataFusionError::Configuration(message) => Error::Usage(message),
+            other => Error::query(other),
+        })?;
+    }
+    Ok(())
+}
+
 fn load_all(paths: &[String], catalog: &Catalog) -> Result<Engine, Error> {
     if paths.iter().filter(|p| p.as_str() == "-").count() > 1 {
         return Err(Error::Usage(
             "standard input (-) can be given only once".into(),
         ));
     }
-    let mut engine = Engine::with_catalog(catalog.clone());
+    let mut traces = Vec::new();
     for path in paths {
-        let trace = load_trace(path)?;
+        traces.extend(load_input(path)?);
+    }
+    engine_with(traces, catalog)
+}
+
+/// A session over `traces`, views registered.
+fn engine_with(traces: Vec<LoadedTrace>, catalog: &Catalog) -> Result<Engine, Error> {
+    let mut engine = Engine::with_catalog(catalog.clone());
+    apply_platform_options(&engine)?;
+    for trace in traces {
         engine.add(trace).map_err(Error::query)?;
     }
     runtime()?
@@ -188,31 +315,49 @@ fn load_all(paths: &[String], catalog: &Catalog) -> Result<Engine, Error> {
     Ok(engine)
 }
 
+/// Where `report` writes files; printing to the terminal when neither is set.
+#[derive(Clone, Copy)]
+struct ReportOutputs<'a> {
+    csv_dir: Option<&'a std::path::Path>,
+    xlsx: Option<&'a std::path::Path>,
+}
+
 fn report(
     traces: &[String],
     catalog: &Catalog,
-    out: Option<&std::path::Path>,
+    outputs: ReportOutputs,
     only: Option<&[String]>,
     format: ReportFormat,
 ) -> Result<(), Error> {
     let rt = runtime()?;
+    let to_files = outputs.csv_dir.is_some() || outputs.xlsx.is_some();
     for path in traces {
-        // Reports are per trace: each trace gets a session of its own.
-        let engine = load_all(std::slice::from_ref(path), catalog)?;
-        let name = engine.trace_names().first().cloned().unwrap_or_default();
-        let summary: Vec<String> = ["gpu_timeline", "ops_summary"]
-            .iter()
-            .filter(|n| catalog.get(n).is_some())
-            .map(|n| n.to_string())
-            .collect();
-        let selection = match (out, only) {
-            (None, None) => Some(summary.as_slice()),
-            _ => only,
+        // An export directory may hold several traces; the workbook's about sheet
+        // needs each one's provenance.
+        let loaded: Vec<(LoadedTrace, Option<TraceInfo>)> = if outputs.xlsx.is_some() {
+            let described = load_described(path)?;
+            described.into_iter().map(|(t, i)| (t, Some(i))).collect()
+        } else {
+            load_input(path)?.into_iter().map(|t| (t, None)).collect()
         };
-        let sheets = rt.block_on(run_reports(&engine, selection))?;
-        match out {
-            Some(dir) => {
-                let dir = if traces.len() > 1 {
+        let several = traces.len() > 1 || loaded.len() > 1;
+        for (trace, info) in loaded {
+            // Reports are per trace: each trace gets a session of its own.
+            let engine = engine_with(vec![trace], catalog)?;
+            let name = engine.trace_names().first().cloned().unwrap_or_default();
+            let summary: Vec<String> = ["gpu_timeline", "ops_summary"]
+                .iter()
+                .filter(|n| catalog.get(n).is_some())
+                .map(|n| n.to_string())
+                .collect();
+            let selection = if to_files || only.is_some() {
+                only
+            } else {
+                Some(summary.as_slice())
+            };
+            let sheets = rt.block_on(run_reports(&engine, selection))?;
+            if let Some(dir) = outputs.csv_dir {
+                let dir = if several {
                     dir.join(&name)
                 } else {
                     dir.to_path_buf()
@@ -224,10 +369,35 @@ fn report(
                     dir.display()
                 );
             }
-            None => print_sheets(&name, &sheets, format, only.is_none())?,
+            if let (Some(file), Some(info)) = (outputs.xlsx, &info) {
+                let file = if several {
+                    per_trace_file(file, &name)
+                } else {
+                    file.to_path_buf()
+                };
+                write_xlsx(&file, info, engine.platform().as_deref(), &sheets)?;
+                eprintln!(
+                    "{name}: wrote {} sheets to {}",
+                    sheets.len() + 1,
+                    file.display()
+                );
+            }
+            if !to_files {
+                print_sheets(&name, &sheets, format, only.is_none())?;
+            }
         }
     }
     Ok(())
+}
+
+/// `out/perf_report.xlsx` → `out/perf_report_<trace>.xlsx`.
+fn per_trace_file(file: &std::path::Path, trace: &str) -> std::path::PathBuf {
+    let stem = file.file_stem().unwrap_or_default().to_string_lossy();
+    let ext = file
+        .extension()
+        .map(|e| format!(".{}", e.to_string_lossy()))
+        .unwrap_or_default();
+    file.with_file_name(format!("{stem}_{trace}{ext}"))
 }
 
 /// Prints sheets to stdout; `top_only` keeps the first rows of long sheets.

@@ -528,7 +528,11 @@ fn missing_file() {
 fn directory_as_the_trace() {
     let dir = tmp();
     let path = path_str(dir.path());
-    assert_input_error(&query(&path), &path, "is a directory, not a trace file");
+    assert_input_error(
+        &query(&path),
+        &path,
+        "a directory without tracesql-export.json",
+    );
 }
 
 // ---------------------------------------------------------------------------------

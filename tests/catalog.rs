@@ -198,6 +198,8 @@ fn report_out_writes_every_sheet_and_nothing_on_failure() {
     assert_eq!(
         written,
         [
+            "GEMM.csv",
+            "UnaryElementwise.csv",
             "gpu_timeline.csv",
             "kernel_summary.csv",
             "ops_summary.csv",

@@ -12,6 +12,21 @@
 //! -- params: platform (optional)
 //! SELECT ...
 //! ```
+//!
+//! Required: `name` (letters, digits, `_`), `version` (a whole number), `kind`
+//! (`view`, `category`, `report` or `rule`) and `description`. Optional, for
+//! reports (see [`crate::report`]):
+//!
+//! | header | meaning |
+//! |---|---|
+//! | `-- order: N` | position among the reports (sheet order); default last |
+//! | `-- sheet: NAME` | output name (`NAME.csv`); default the query name |
+//! | `-- when: SQL` | run only when this scalar query is true |
+//! | `-- empty: write` | write the sheet even when it has no rows |
+//! | `-- drop_null_columns: PREFIX` | leave out the columns whose name starts with `PREFIX` and that are NULL in every row (e.g. `param:`, for columns only some data has) |
+//! | `-- column_order_from: COLUMN` | `COLUMN` (a list of strings, from its first non-NULL row) names result columns: they are written in the order of their first listing, in the positions they take together; `COLUMN` itself is not written, and naming a column the result lacks is an error |
+//!
+//! Values are trimmed (`-- drop_null_columns: param: ` means the prefix `param:`).
 
 mod header;
 

@@ -1,5 +1,9 @@
 //! The SQL session: loaded traces registered as tables in DataFusion.
 
+pub mod drilldown;
+pub mod platform;
+pub mod reopen;
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -22,14 +26,51 @@ pub struct LoadedTrace {
     pub tables: Vec<(&'static str, RecordBatch)>,
 }
 
-/// Reads, links and tabulates the trace at `path` (`-` for stdin).
+/// Every trace at `path`: one for a trace file (`-` for stdin), each trace of a
+/// `tracesql export` directory (read from its Parquet files, no JSON parse).
+pub fn load_input(path: &str) -> Result<Vec<LoadedTrace>, IngestError> {
+    if reopen::is_directory(path) {
+        let traces = reopen::read_export(path)?;
+        return Ok(traces.into_iter().map(|(trace, _)| trace).collect());
+    }
+    Ok(vec![load_trace(path)?])
+}
+
+/// Reads, links and tabulates the trace at `path` (`-` for stdin); `path` may
+/// also be an export directory holding one trace (see [`load_input`] for more).
 pub fn load_trace(path: &str) -> Result<LoadedTrace, IngestError> {
+    if reopen::is_directory(path) {
+        let mut traces = load_input(path)?;
+        if traces.len() != 1 {
+            let message = format!(
+                "the export holds {} traces; here one is expected (`tracesql query DIR` opens them all)",
+                traces.len()
+            );
+            return Err(IngestError::new(path, Problem::Export(message)));
+        }
+        return Ok(traces.pop().expect("one trace"));
+    }
     let raw = ingest::load(path)?;
     let links = tree::link(&raw);
     let name = trace_name(path);
     let tables = model::build_tables(&raw, &links, &name)
         .map_err(|e| IngestError::new(path, Problem::Read(format!("cannot build tables: {e}"))))?;
     Ok(LoadedTrace { name, tables })
+}
+
+impl LoadedTrace {
+    /// The same trace under another name (its `trace` columns rewritten).
+    pub fn renamed(self, name: &str) -> Result<LoadedTrace, DataFusionError> {
+        let tables = self
+            .tables
+            .into_iter()
+            .map(|(table, batch)| Ok((table, rename_trace(&batch, name)?)))
+            .collect::<Result<Vec<_>, DataFusionError>>()?;
+        Ok(LoadedTrace {
+            name: name.to_string(),
+            tables,
+        })
+    }
 }
 
 /// `dir/bert.json.gz` → `bert`; standard input is `stdin`.
@@ -57,6 +98,9 @@ pub struct Engine {
     catalog: Catalog,
     batches: BTreeMap<&'static str, Vec<RecordBatch>>,
     trace_names: Vec<String>,
+    platforms: platform::PlatformState,
+    /// The call trees the drill-down table functions walk.
+    forest: drilldown::Forest,
 }
 
 impl Default for Engine {
@@ -77,16 +121,43 @@ impl Engine {
     pub fn with_catalog(catalog: Catalog) -> Self {
         let ctx = SessionContext::new();
         tracesql_udfs::register_all(&ctx);
+        let forest = drilldown::Forest::default();
+        drilldown::register(&ctx, &forest);
         let mut engine = Engine {
             ctx,
             catalog,
             batches: BTreeMap::new(),
             trace_names: Vec::new(),
+            platforms: platform::PlatformState::default(),
+            forest,
         };
+        // Built from constant data: a failure here is a bug, not bad input.
+        engine
+            .platforms
+            .register(&engine.ctx)
+            .expect("platform tables are well-formed");
         for doc in TABLES {
             engine.batches.insert(doc.name, Vec::new());
         }
         engine
+    }
+
+    /// Adds or replaces platforms (`--platforms FILE`).
+    pub fn extend_platforms(
+        &self,
+        extra: Vec<tracesql_udfs::roofline::Platform>,
+    ) -> Result<(), DataFusionError> {
+        self.platforms.extend(&self.ctx, extra)
+    }
+
+    /// Sets the platform roofline columns use (`--platform`, `SET platform = ...`).
+    pub fn set_platform(&self, name: Option<&str>) -> Result<(), DataFusionError> {
+        self.platforms.set(&self.ctx, name)
+    }
+
+    /// The session's platform, if one is set or was detected from a trace.
+    pub fn platform(&self) -> Option<String> {
+        self.platforms.current()
     }
 
     pub fn catalog(&self) -> &Catalog {
@@ -109,14 +180,34 @@ impl Engine {
             k += 1;
             trace.name = format!("{base}#{k}");
         }
+        let mut tree_tables: BTreeMap<&str, RecordBatch> = BTreeMap::new();
         for (table, batch) in trace.tables {
             let batch = if trace.name != base {
                 rename_trace(&batch, &trace.name)?
             } else {
                 batch
             };
+            if matches!(table, "events" | "kernels" | "tree_edges") {
+                tree_tables.insert(table, batch.clone());
+            }
+            if table == "trace_meta" {
+                if let Some(devices) = platform::meta_value(&batch, "deviceProperties") {
+                    self.platforms.detect(&self.ctx, &devices)?;
+                }
+            }
             self.batches.entry(table).or_default().push(batch);
         }
+        let mut tree_table = |name: &str| {
+            tree_tables.remove(name).ok_or_else(|| {
+                DataFusionError::Plan(format!("trace {}: no {name} table", trace.name))
+            })
+        };
+        let (events, kernels, edges) = (
+            tree_table("events")?,
+            tree_table("kernels")?,
+            tree_table("tree_edges")?,
+        );
+        self.forest.add(&trace.name, events, kernels, edges);
         self.trace_names.push(trace.name.clone());
         self.register_tables()?;
         Ok(trace.name)
@@ -192,6 +283,12 @@ impl Engine {
         let state = self.ctx.state();
         let mut results = Vec::new();
         for statement in statements {
+            // `SET platform = 'NAME'` is ours, not a DataFusion setting.
+            if let Some(name) = platform::parse_set_platform(&statement.to_string()) {
+                self.set_platform(name.as_deref())?;
+                results.push(Vec::new());
+                continue;
+            }
             let plan = state.statement_to_plan(statement).await?;
             let frame = self.ctx.execute_logical_plan(plan).await?;
             results.push(frame.collect().await?);

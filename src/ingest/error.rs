@@ -39,6 +39,9 @@ pub enum Problem {
     NotATrace(String),
     #[error("the trace has no events (traceEvents is empty)")]
     NoEvents,
+    /// A directory given as a trace that is not a readable `tracesql export`.
+    #[error("not a usable tracesql export: {0}")]
+    Export(String),
     #[error("event {index} at byte {offset}: {message}")]
     BadEvent {
         index: u64,

@@ -1,7 +1,10 @@
-//! Rendering query results: terminal tables, CSV, JSON, Markdown; atomic files.
+//! Rendering query results: terminal tables, CSV, JSON, Markdown, Parquet, Excel;
+//! every file written atomically.
 
 pub mod atomic;
+pub mod parquet;
 pub mod report_csv;
+pub mod xlsx;
 
 use std::io::Write;
 

@@ -1,8 +1,10 @@
 //! Running the catalog's report queries and writing their sheets.
 //!
 //! Which sheets exist, what they contain and when they apply is all in the SQL
-//! files (`-- when:`, `-- sheet:`, `-- empty:` headers); this module only runs them
-//! in order and hands the results to a writer.
+//! files (`-- when:`, `-- sheet:`, `-- empty:`, `-- drop_null_columns:`,
+//! `-- column_order_from:` headers, see [`crate::catalog`]); this module only runs
+//! them in order, shapes their columns as the headers say and hands the results
+//! to a writer.
 
 use std::path::Path;
 
@@ -10,7 +12,9 @@ use datafusion::arrow::record_batch::RecordBatch;
 
 use crate::catalog::{Query, QueryKind};
 use crate::engine::Engine;
-use crate::output::{atomic, report_csv};
+use crate::export::TraceInfo;
+use crate::model::SCHEMA_VERSION;
+use crate::output::{atomic, report_csv, xlsx};
 use crate::Error;
 
 /// One report's result.
@@ -82,6 +86,8 @@ pub async fn run_reports(engine: &Engine, only: Option<&[String]>) -> Result<Vec
                 .collect(),
             None => plan_header(engine, query).await?,
         };
+        let (header, batches) =
+            shape_columns(query, header, batches).map_err(|e| report_error(query, e))?;
         let sheet = Sheet {
             sheet: query.sheet().to_string(),
             query_name: query.name.clone(),
@@ -111,20 +117,263 @@ async fn plan_header(engine: &Engine, query: &Query) -> Result<Vec<String>, Erro
         .collect())
 }
 
+/// Applies the column headers of a report to its result:
+///
+/// * `-- drop_null_columns: PREFIX`: columns whose name starts with `PREFIX` and
+///   that are NULL in every row are left out (all of them when there are no rows).
+///   For result columns that exist only when the data has them, e.g. the perf
+///   sheets' `param: <key>` columns.
+/// * `-- column_order_from: COLUMN`: `COLUMN` (a list of strings, read from the
+///   first row where it is not NULL) names result columns; they are written in
+///   the order of their first listing, in the positions they take together, and
+///   `COLUMN` itself is not written. Naming a column the result lacks (or has just dropped) is an error,
+///   so a query cannot silently lose a column its data asks for.
+fn shape_columns(
+    query: &Query,
+    header: Vec<String>,
+    batches: Vec<RecordBatch>,
+) -> Result<(Vec<String>, Vec<RecordBatch>), String> {
+    let drop_prefix = query
+        .extra
+        .get("drop_null_columns")
+        .filter(|p| !p.is_empty());
+    let order_column = query
+        .extra
+        .get("column_order_from")
+        .filter(|c| !c.is_empty());
+    if drop_prefix.is_none() && order_column.is_none() {
+        return Ok((header, batches));
+    }
+    let all_null = |i: usize| {
+        batches
+            .iter()
+            .all(|b| b.column(i).null_count() == b.num_rows())
+    };
+    let mut keep: Vec<usize> = (0..header.len())
+        .filter(|&i| !drop_prefix.is_some_and(|p| header[i].starts_with(p.as_str()) && all_null(i)))
+        .collect();
+    if let Some(column) = order_column {
+        let Some(at) = header.iter().position(|h| h == column) else {
+            return Err(format!(
+                "-- column_order_from: the result has no column `{column}`"
+            ));
+        };
+        keep.retain(|&i| i != at);
+        if let Some(order) = first_string_list(&batches, at)? {
+            let mut wanted = Vec::with_capacity(order.len());
+            for name in &order {
+                let Some(i) = keep.iter().copied().find(|&i| header[i] == *name) else {
+                    return Err(format!(
+                        "-- column_order_from: `{column}` lists column `{name}`, which the \
+                         result lacks or has only NULLs in"
+                    ));
+                };
+                if !wanted.contains(&i) {
+                    wanted.push(i);
+                }
+            }
+            // The positions (in `keep`) of the listed columns, left to right, get
+            // the listed columns in list order.
+            let slots: Vec<usize> = (0..keep.len())
+                .filter(|&p| wanted.contains(&keep[p]))
+                .collect();
+            for (slot, i) in slots.into_iter().zip(wanted) {
+                keep[slot] = i;
+            }
+        }
+    }
+    let header = keep.iter().map(|&i| header[i].clone()).collect();
+    let batches = batches
+        .iter()
+        .map(|b| b.project(&keep))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| e.to_string())?;
+    Ok((header, batches))
+}
+
+/// The first non-NULL value of list-of-strings column `at`.
+fn first_string_list(batches: &[RecordBatch], at: usize) -> Result<Option<Vec<String>>, String> {
+    use datafusion::arrow::array::{Array, AsArray};
+    use datafusion::arrow::compute::cast;
+    use datafusion::arrow::datatypes::DataType;
+    for batch in batches {
+        let column = batch.column(at);
+        let list_type = DataType::new_list(DataType::Utf8, true);
+        let lists = cast(column, &list_type).map_err(|e| {
+            format!(
+                "-- column_order_from: column `{}` is {}, not a list of strings ({e})",
+                batch.schema().field(at).name(),
+                column.data_type()
+            )
+        })?;
+        let lists = lists.as_list::<i32>();
+        if let Some(row) = (0..lists.len()).find(|&r| lists.is_valid(r)) {
+            let values = lists.value(row);
+            let values = values.as_string::<i32>();
+            return Ok(Some(values.iter().flatten().map(str::to_string).collect()));
+        }
+    }
+    Ok(None)
+}
+
 fn report_error(query: &Query, e: impl std::fmt::Display) -> Error {
     Error::query(format!("report {} ({}): {e}", query.name, query.origin))
 }
 
-/// Writes each sheet to `dir/<sheet>.csv`, each file atomically.
+/// Writes each sheet to `dir/<sheet>.csv`: every file is written in full under a
+/// temporary name first, and none replaces an existing CSV until all are complete.
 pub fn write_csv_dir(dir: &Path, sheets: &[Sheet]) -> Result<(), Error> {
     std::fs::create_dir_all(dir)
         .map_err(|e| Error::Output(format!("{}: cannot create directory: {e}", dir.display())))?;
+    let mut staged = atomic::Staged::new();
     for sheet in sheets {
         let path = dir.join(format!("{}.csv", sheet.sheet));
-        atomic::write_file(&path, |out| {
-            report_csv::write_csv(out, &sheet.header, &sheet.batches)
-        })
-        .map_err(|e| Error::Output(format!("{}: {e}", path.display())))?;
+        staged
+            .stage(&path, |out| {
+                report_csv::write_csv(out, &sheet.header, &sheet.batches)
+            })
+            .map_err(|e| Error::Output(format!("{}: {e}", path.display())))?;
     }
-    Ok(())
+    staged
+        .commit()
+        .map_err(|e| Error::Output(format!("{}: {e}", dir.display())))
+}
+
+/// Writes the sheets to the Excel workbook `path` (atomically), after an `about`
+/// sheet saying which trace, platform (the session's, `platform`, when known)
+/// and versions made them.
+pub fn write_xlsx(
+    path: &Path,
+    trace: &TraceInfo,
+    platform: Option<&str>,
+    sheets: &[Sheet],
+) -> Result<(), Error> {
+    let about = [
+        ("trace", trace.name.clone()),
+        ("source", trace.source.clone()),
+        ("source sha256", trace.source_sha256.clone()),
+        ("device", trace.device.clone()),
+        ("platform", platform.unwrap_or(&trace.platform).to_string()),
+        ("tool", format!("tracesql {}", env!("CARGO_PKG_VERSION"))),
+        ("table schema version", SCHEMA_VERSION.to_string()),
+    ]
+    .map(|(k, v)| (k.to_string(), v));
+    xlsx::write_workbook(path, &about, sheets)
+        .map_err(|e| Error::Output(format!("{}: {e}", path.display())))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use datafusion::arrow::array::{ArrayRef, Int64Array, ListBuilder, StringArray, StringBuilder};
+
+    use super::*;
+    use crate::catalog::{parse_query, Origin};
+
+    fn query(headers: &str) -> Query {
+        let text = format!(
+            "-- name: t\n-- version: 1\n-- kind: report\n-- description: a test report\n\
+             {headers}SELECT 1"
+        );
+        parse_query(&text, Origin::Builtin("t.sql".into())).expect("a valid header")
+    }
+
+    fn strings(values: &[Option<&str>]) -> ArrayRef {
+        Arc::new(StringArray::from(values.to_vec()))
+    }
+
+    fn order(lists: &[Option<&[&str]>]) -> ArrayRef {
+        let mut b = ListBuilder::new(StringBuilder::new());
+        for list in lists {
+            match list {
+                Some(names) => {
+                    for n in *names {
+                        b.values().append_value(n);
+                    }
+                    b.append(true);
+                }
+                None => b.append(false),
+            }
+        }
+        Arc::new(b.finish())
+    }
+
+    fn batch(columns: Vec<(&str, ArrayRef)>) -> RecordBatch {
+        RecordBatch::try_from_iter(columns).expect("columns of equal length")
+    }
+
+    fn header_of(batch: &RecordBatch) -> Vec<String> {
+        batch
+            .schema()
+            .fields()
+            .iter()
+            .map(|f| f.name().clone())
+            .collect()
+    }
+
+    #[test]
+    fn without_the_headers_nothing_changes() {
+        let b = batch(vec![("param: a", strings(&[None]))]);
+        let (header, batches) = shape_columns(&query(""), header_of(&b), vec![b]).unwrap();
+        assert_eq!(header, ["param: a"]);
+        assert_eq!(batches[0].num_columns(), 1);
+    }
+
+    #[test]
+    fn drops_all_null_prefixed_columns_and_orders_the_rest() {
+        let q = query("-- drop_null_columns: param: \n-- column_order_from: order\n");
+        // Two batches: `param: b` has a value only in the second; `param: z` none.
+        let first = batch(vec![
+            ("name", strings(&[Some("x")])),
+            ("param: a", strings(&[Some("1")])),
+            ("param: b", strings(&[None])),
+            ("param: z", strings(&[None])),
+            ("order", order(&[None])),
+            ("other", strings(&[None])),
+            ("n", Arc::new(Int64Array::from(vec![1]))),
+        ]);
+        let second = batch(vec![
+            ("name", strings(&[Some("y")])),
+            ("param: a", strings(&[None])),
+            ("param: b", strings(&[Some("2")])),
+            ("param: z", strings(&[None])),
+            (
+                "order",
+                order(&[Some(&["param: b", "param: a", "param: b"])]),
+            ),
+            ("other", strings(&[None])),
+            ("n", Arc::new(Int64Array::from(vec![2]))),
+        ]);
+        let header = header_of(&first);
+        let (header, batches) = shape_columns(&q, header, vec![first, second]).unwrap();
+        // `other` is all NULL but lacks the prefix: kept. The order column goes.
+        assert_eq!(header, ["name", "param: b", "param: a", "other", "n"]);
+        assert_eq!(header_of(&batches[1]), header);
+        let b = batches[1].column(1).as_any().downcast_ref::<StringArray>();
+        assert_eq!(b.unwrap().value(0), "2");
+    }
+
+    #[test]
+    fn no_rows_drop_every_prefixed_column() {
+        let q = query("-- drop_null_columns: param:\n-- column_order_from: order\n");
+        let header: Vec<String> = ["name", "param: a", "order"].map(String::from).to_vec();
+        let (header, batches) = shape_columns(&q, header, vec![]).unwrap();
+        assert_eq!(header, ["name"]);
+        assert!(batches.is_empty());
+    }
+
+    #[test]
+    fn an_order_naming_a_missing_column_is_an_error() {
+        let q = query("-- drop_null_columns: param:\n-- column_order_from: order\n");
+        let b = batch(vec![
+            ("param: a", strings(&[None])),
+            ("order", order(&[Some(&["param: a"])])),
+        ]);
+        let e = shape_columns(&q, header_of(&b), vec![b]).unwrap_err();
+        assert!(e.contains("`param: a`"), "{e}");
+        let b = batch(vec![("param: a", strings(&[Some("1")]))]);
+        let e = shape_columns(&q, header_of(&b), vec![b]).unwrap_err();
+        assert!(e.contains("no column `order`"), "{e}");
+    }
 }

@@ -20,7 +20,7 @@
 //! | `op_perf(name, dims, types, strides, concrete [, kernel_names, direction, semantics])` | scalar | `STRUCT<model_class, flops, bytes, compute_spec, params, error>` |
 //! | `op_flops(…)`, `op_bytes(…)`, `op_params(…)` | scalar | `DOUBLE`, `DOUBLE`, `UTF8` Python dict |
 //! | `tflops_per_s(flops, kernel_us)`, `tb_per_s(bytes, kernel_us)`, `flops_per_byte(flops, bytes)` | scalar | `DOUBLE` |
-//! | `perf_param(params, key)`, `perf_param_keys(params)` | scalar | `UTF8` one `param:` cell, `LIST<UTF8>` the keys |
+//! | `perf_param(params, key)`, `perf_param_keys(params [, prefix])` | scalar | `UTF8` one `param:` cell, `LIST<UTF8>` the keys |
 //! | `py_json(json UTF8)` | scalar | `UTF8` Python `str()` of a JSON value (lists stay lists) |
 //! | `roofline_bound(flops, bytes, platform, spec)` | scalar | `UTF8` COMPUTE_BOUND / MEMORY_BOUND |
 //! | `roofline_time_us(flops, bytes, platform, spec)` | scalar | `DOUBLE` µs at the roofline |

@@ -13,7 +13,7 @@
 //! | function | returns |
 //! |---|---|
 //! | `perf_param(params, key UTF8)` | `UTF8` the param's `py_str` (its sheet cell), NULL if absent |
-//! | `perf_param_keys(params)` | `LIST<UTF8>` the keys in the model's order |
+//! | `perf_param_keys(params [, prefix UTF8])` | `LIST<UTF8>` the keys in the model's order, each after `prefix` |
 //! | `py_json(json UTF8)` | `UTF8` Python `str()` of the JSON value, lists kept as lists |
 
 use std::fmt::Write as _;
@@ -53,7 +53,7 @@ pub enum ParamOutput {
 }
 
 /// `perf_param(params LIST<STRUCT<key, py_str, …>>, key UTF8) -> UTF8` and
-/// `perf_param_keys(params) -> LIST<UTF8>`, over the `params` field of
+/// `perf_param_keys(params [, prefix UTF8]) -> LIST<UTF8>`, over the `params` field of
 /// [`op_perf`](super::udf::OpPerfUdf).
 ///
 /// * `perf_param` gives the `py_str` of the first entry named `key`: what a
@@ -61,7 +61,8 @@ pub enum ParamOutput {
 ///   `('c10::BFloat16', None)`, `conv2d`). NULL when `params` is NULL or has no
 ///   such key, or `key` is NULL.
 /// * `perf_param_keys` gives the keys in the model's order (the reference's
-///   `param_details` order); NULL for NULL params.
+///   `param_details` order), each prefixed with `prefix` when given (e.g.
+///   `'param: '`, making them sheet column names); NULL for NULL params.
 /// * The structs are matched by field name (`key`, and `py_str` for
 ///   `perf_param`); other fields are ignored.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -100,16 +101,16 @@ impl ScalarUDFImpl for PerfParamUdf {
 
     fn coerce_types(&self, arg_types: &[DataType]) -> Result<Vec<DataType>> {
         let name = self.name();
-        let arity = match self.output {
-            ParamOutput::Value => 2,
-            ParamOutput::Keys => 1,
+        let arity_ok = match self.output {
+            ParamOutput::Value => arg_types.len() == 2,
+            ParamOutput::Keys => matches!(arg_types.len(), 1 | 2),
         };
-        if arg_types.len() != arity {
-            return plan_err!(
-                "{name} takes {arity} argument(s) (params{}), got {}",
-                if arity == 2 { ", key" } else { "" },
-                arg_types.len()
-            );
+        if !arity_ok {
+            let expected = match self.output {
+                ParamOutput::Value => "(params, key)",
+                ParamOutput::Keys => "(params [, prefix])",
+            };
+            return plan_err!("{name} takes {expected}, got {} arguments", arg_types.len());
         }
         let params = match &arg_types[0] {
             DataType::Null => {
@@ -118,12 +119,12 @@ impl ScalarUDFImpl for PerfParamUdf {
             t => coerce_list_of_structs(name, t, self.required())?,
         };
         let mut out = vec![params];
-        if arity == 2 {
-            match &arg_types[1] {
+        if let Some(second) = arg_types.get(1) {
+            match second {
                 DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View | DataType::Null => {
                     out.push(DataType::Utf8)
                 }
-                other => return plan_err!("{name}: key must be a string, got {other}"),
+                other => return plan_err!("{name}: argument 2 must be a string, got {other}"),
             }
         }
         Ok(out)
@@ -166,15 +167,25 @@ impl ScalarUDFImpl for PerfParamUdf {
                 Ok(ColumnarValue::Array(Arc::new(out.finish())))
             }
             ParamOutput::Keys => {
+                let prefixes = match args.args.get(1) {
+                    Some(p) => Some(as_utf8(&p.to_array(rows)?)?),
+                    None => None,
+                };
                 let mut out = ListBuilder::new(StringBuilder::new());
                 for row in 0..rows {
                     if !lists.is_valid(row) {
                         out.append_null();
                         continue;
                     }
+                    let prefix = prefixes
+                        .as_ref()
+                        .filter(|p| p.is_valid(row))
+                        .map_or("", |p| p.value(row));
                     for j in entries(row) {
-                        out.values()
-                            .append_option(keys.is_valid(j).then(|| keys.value(j)));
+                        out.values().append_option(
+                            keys.is_valid(j)
+                                .then(|| format!("{prefix}{}", keys.value(j))),
+                        );
                     }
                     out.append(true);
                 }
@@ -367,6 +378,7 @@ mod tests {
                     perf_param(p, 'transpose') AS transpose,
                     perf_param(p, NULL) AS nothing,
                     array_to_string(perf_param_keys(p), ',') AS keys,
+                    array_to_string(perf_param_keys(p, 'param: '), ',') AS columns,
                     py_json(dims) AS dims_text,
                     py_json(strides) AS strides_text
              FROM (SELECT op_perf(name, dims, types, strides, ci)['params'] AS p, dims, strides FROM t)",
@@ -390,6 +402,10 @@ mod tests {
             Some("M,N,K,bias,stride_A,stride_B,dtype_A_B,B")
         );
         assert_eq!(string_values(&out, "keys")[1], None);
+        assert!(string_values(&out, "columns")[0]
+            .as_deref()
+            .unwrap()
+            .starts_with("param: M,param: N,"));
         assert_eq!(
             string_values(&out, "dims_text")[0].as_deref(),
             Some("[[512], [141, 512], [512, 512], [], []]")

@@ -130,3 +130,117 @@ fn registry_matches_the_sql_view() {
         .collect();
     assert_eq!(ours, from_sql);
 }
+
+/// `BugFixes` applies exactly the four counting bugs of [`Fix::BUGS`]; every
+/// other number is the reference's (`TraceLens`), where `Corrected` may differ.
+#[test]
+fn bugfixes_fix_the_four_bugs_and_nothing_else() {
+    use Semantics::{BugFixes, Corrected, TraceLens};
+    for fix in Fix::BUGS {
+        assert!(BugFixes.fixes(fix) && Corrected.fixes(fix) && !TraceLens.fixes(fix));
+    }
+    for fix in [
+        Fix::SdpaBytesDtype,
+        Fix::NormArgs,
+        Fix::NormUnknownDtype,
+        Fix::UpsampleScaleFactors,
+        Fix::TritonDtypes,
+    ] {
+        assert!(!BugFixes.fixes(fix) && Corrected.fixes(fix) && !TraceLens.fixes(fix));
+    }
+    assert_eq!(Semantics::parse("BugFixes"), Some(BugFixes));
+    assert_eq!(Semantics::parse("fixed"), None);
+
+    let bf16 = "c10::BFloat16";
+    // 1. Convolution bias: counted.
+    let conv = |s| {
+        run_with(
+            "aten::convolution",
+            "[[4, 3, 224, 224], [768, 3, 16, 16], [768], [], [], [], [], [], []]",
+            &format!(r#"["{bf16}", "{bf16}", "{bf16}", "ScalarList", "ScalarList", "ScalarList", "Scalar", "ScalarList", "Scalar"]"#),
+            Some("[[150528, 50176, 224, 1], [768, 256, 16, 1], [1], [], [], [], [], [], []]"),
+            r#"["", "", "", "[16, 16]", "[0, 0]", "[1, 1]", "False", "[0, 0]", "1"]"#,
+            &[],
+            s,
+        )
+        .unwrap()
+    };
+    let out = 4.0 * 768.0 * 14.0 * 14.0;
+    assert_eq!(conv(TraceLens).flops, 2.0 * 768.0 * out);
+    assert_eq!(conv(BugFixes).flops, 2.0 * 768.0 * out + out);
+    assert_eq!(conv(BugFixes), conv(Corrected));
+
+    // 2. Reduce output size: mean over the last dim keeps 16·559 elements.
+    let mean = |s| {
+        run_with(
+            "aten::mean",
+            "[[16, 559, 1024], [], [], []]",
+            r#"["float", "ScalarList", "Scalar", ""]"#,
+            Some("[[572416, 1024, 1], [], [], []]"),
+            r#"["", "[-1]", "True", ""]"#,
+            &[],
+            s,
+        )
+        .unwrap()
+    };
+    assert_eq!(
+        mean(TraceLens).param("num_output_elems"),
+        Some(&ParamValue::Int(1))
+    );
+    assert_eq!(
+        mean(BugFixes).param("num_output_elems"),
+        Some(&ParamValue::Int(16 * 559))
+    );
+
+    // 3. Batch-norm training flag: parsed; but affine/bias stay the reference's.
+    let batch_norm = |s| {
+        run_with(
+            "aten::batch_norm",
+            "[[8, 16, 32, 32], [], [], [16], [16], [], [], [], []]",
+            r#"["float", "", "", "float", "float", "Scalar", "Scalar", "Scalar", "Scalar"]"#,
+            Some("[[16384, 1024, 32, 1], [], [], [1], [1], [], [], [], []]"),
+            r#"["", "", "", "", "", "False", "0.1", "1e-05", "True"]"#,
+            &[],
+            s,
+        )
+        .unwrap()
+    };
+    let (reference, fixed, corrected) = (
+        batch_norm(TraceLens),
+        batch_norm(BugFixes),
+        batch_norm(Corrected),
+    );
+    assert_eq!(
+        reference.param("is_training"),
+        Some(&ParamValue::Bool(true))
+    );
+    assert_eq!(fixed.param("is_training"), Some(&ParamValue::Bool(false)));
+    assert_eq!(fixed.param("is_affine"), reference.param("is_affine"));
+    assert_eq!(fixed.param("has_bias"), Some(&ParamValue::Bool(true)));
+    assert_eq!(corrected.param("has_bias"), Some(&ParamValue::Bool(false)));
+    let (e, c) = (8.0 * 16.0 * 1024.0, 16.0);
+    assert_eq!(fixed.flops, 6.0 * c + 2.0 * e);
+    // Not training: 2 + affine 1 + bias 1 channel vectors.
+    assert_eq!(fixed.bytes, Some(2.0 * e * 4.0 + 4.0 * c * 4.0));
+
+    // 4. Causal attention with N_Q != N_KV: counted; fp32 bytes stay at 2 bytes
+    //    per element, as in the reference.
+    let sdpa = |s| {
+        run_with(
+            "aten::_scaled_dot_product_efficient_attention",
+            "[[2, 4, 16, 32], [2, 4, 64, 32], [2, 4, 64, 32], [], [], [], [], []]",
+            r#"["float", "float", "float", "", "", "", "", ""]"#,
+            None,
+            r#"["", "", "", "", "", "0.", "True", ""]"#,
+            &[],
+            s,
+        )
+    };
+    assert!(sdpa(TraceLens).is_err());
+    let fixed = sdpa(BugFixes).unwrap();
+    let corrected = sdpa(Corrected).unwrap();
+    assert_eq!(fixed.flops, corrected.flops);
+    let elems = 2.0 * 4.0 * 32.0 * (16.0 + 64.0 + 64.0 + 16.0);
+    assert_eq!(fixed.bytes, Some(elems * 2.0));
+    assert_eq!(corrected.bytes, Some(elems * 4.0));
+}

@@ -1,0 +1,36 @@
+-- name: perf_binary_elementwise
+-- version: 1
+-- kind: report
+-- order: 11
+-- sheet: BinaryElementwise
+-- description: Binary elementwise perf metrics (aten::add, mul, div and in-place forms, *_backward) per op name and shapes: FLOPs, bytes, TFLOPS/s, TB/s, kernel time.
+-- when: (SELECT count(*) FROM ops) > 0
+-- drop_null_columns: param: 
+-- column_order_from: param_order
+--
+-- TraceLens sheet `BinaryElementwise` (spec §8.5), from view perf_summary. Rows sorted by
+-- total kernel time, then first uid. Times in µs, GFLOPS and MB per instance.
+-- One pass over every instance (spec §7.7). Shapes broadcast as numpy does;
+-- unbroadcastable instances are left out, as in the reference.
+-- The `param: <key>` columns below are every key the sheet's models can give;
+-- only those the data has are written, in the order the reference writes them.
+SELECT name,
+       perf_param(params, 'shape_in1') AS "param: shape_in1",
+       perf_param(params, 'shape_in2') AS "param: shape_in2",
+       perf_param(params, 'dtype_in1_in2_out') AS "param: dtype_in1_in2_out",
+       perf_param(params, 'stride_input1') AS "param: stride_input1",
+       perf_param(params, 'stride_input2') AS "param: stride_input2",
+       perf_param(params, 'stride_output') AS "param: stride_output",
+       param_order,
+       "GFLOPS_first", "Data Moved (MB)_first", "FLOPS/Byte_first",
+       "TB/s_mean", "TB/s_median", "TB/s_std", "TB/s_min", "TB/s_max",
+       "TFLOPS/s_mean", "TFLOPS/s_median", "TFLOPS/s_std", "TFLOPS/s_min", "TFLOPS/s_max",
+       process_name_first, process_label_first, thread_name_first, "Compute Spec",
+       kernel_details__summarize_kernel_stats, trunc_kernel_details,
+       "Input Dims_first", "Input type_first", "Input Strides_first", "Concrete Inputs_first",
+       "Kernel Time (µs)_mean", "Kernel Time (µs)_median", "Kernel Time (µs)_std",
+       "Kernel Time (µs)_min", "Kernel Time (µs)_max", "Kernel Time (µs)_sum",
+       name_count, "UID_first"
+FROM perf_summary
+WHERE sheet = 'BinaryElementwise'
+ORDER BY part, "Kernel Time (µs)_sum" DESC, "UID_first"

@@ -1,0 +1,99 @@
+-- name: perf_metrics
+-- version: 1
+-- kind: view
+-- description: One row per op instance with a perf model and per pass (fwd, and bwd for ops differentiated by a backward wrapper): its kernels, kernel time, FLOPs, bytes, rates and params, as the perf sheets count them.
+--
+-- TraceLens's per-instance perf table (spec §7.2, `build_df_perf_metrics` in §8.5),
+-- the input of the perf sheets (GEMM, SDPA_fwd, ...; view perf_summary).
+-- Rows: every cpu_op whose name has a perf-sheet family in op_registry, in or out
+-- of the call tree, with or without kernels (kernel_time 0, rates NULL).
+-- * fwd pass: the kernels are all linked GPU work in the op's subtree.
+-- * bwd pass (only ops that a backward wrapper differentiates: some
+--   ops.forward_uid points at them): the kernels are all linked GPU work under the
+--   backward wrappers of the op or of any op below it; FLOPs and bytes are the
+--   model's backward ones.
+-- The model runs with semantics 'bugfixes': TraceLens's numbers with its four
+-- counting bugs fixed (convolution bias, reduce output size, batch-norm training
+-- flag, causal attention with N_Q != N_KV). Rows whose model fails keep
+-- model_error and NULL metrics; the sheets leave them out.
+-- Columns:
+--   trace, uid, name, family (op_registry.family), pass ('fwd' | 'bwd')
+--   process_name, process_label, thread_name
+--   input_dims_json, input_types_json, input_strides_json, concrete_inputs_json
+--   kernel_count                 GPU events counted
+--   kernel_time                  their busy time (union of intervals), µs; 0 if none
+--   kernel_details               LIST<STRUCT<name, dur, stream>> by GPU start; NULL if none
+--   model_class, model_error     the perf model; error is not_implemented: / invalid: / ...
+--   "GFLOPS", "Data Moved (MB)", "FLOPS/Byte", "TFLOPS/s", "TB/s"   NULL where TraceLens has NaN
+--   compute_spec                 e.g. matrix_bf16; '' when the dtype has no precision
+--   params                       LIST<STRUCT<key, value, py_str, kind>> in the model's key order
+WITH RECURSIVE
+-- Ops with a perf model (a cheap test; op_registry gives the family at the end).
+candidates AS (
+  SELECT trace, uid, name, process_name, process_label, thread_name,
+         input_dims_json, input_types_json, input_strides_json, concrete_inputs_json
+  FROM ops
+  WHERE perf_model(name) IS NOT NULL
+),
+-- Each backward wrapper with the op it differentiates and every op above that one.
+wrapped(trace, wrapper_uid, uid) AS (
+  SELECT trace, uid, forward_uid FROM ops WHERE forward_uid IS NOT NULL
+  UNION ALL
+  SELECT w.trace, w.wrapper_uid, o.parent_uid
+  FROM wrapped w
+  JOIN ops o ON o.trace = w.trace AND o.uid = w.uid
+  WHERE o.parent_uid IS NOT NULL
+),
+work AS (
+  SELECT c.trace, c.uid, 'fwd' AS pass, k.uid AS kernel_uid, k.name, k.ts, k.t_end, k.dur,
+         k.stream
+  FROM candidates c
+  JOIN kernel_ancestors a ON a.trace = c.trace AND a.ancestor_uid = c.uid
+  JOIN linked_kernels k ON k.trace = a.trace AND k.uid = a.kernel_uid
+  UNION
+  SELECT c.trace, c.uid, 'bwd' AS pass, k.uid, k.name, k.ts, k.t_end, k.dur, k.stream
+  FROM candidates c
+  JOIN wrapped w ON w.trace = c.trace AND w.uid = c.uid
+  JOIN kernel_ancestors a ON a.trace = w.trace AND a.ancestor_uid = w.wrapper_uid
+  JOIN linked_kernels k ON k.trace = a.trace AND k.uid = a.kernel_uid
+),
+kernel_sets AS (
+  SELECT trace, uid, pass,
+         count(*) AS kernel_count,
+         busy_time(ts, t_end) AS kernel_time,
+         array_agg(named_struct('name', name, 'dur', dur, 'stream', stream)
+                   ORDER BY ts, kernel_uid) AS kernel_details,
+         array_agg(name ORDER BY ts, kernel_uid) AS kernel_names
+  FROM work
+  GROUP BY trace, uid, pass
+),
+instances AS (
+  SELECT c.*, 'fwd' AS pass FROM candidates c
+  UNION ALL
+  SELECT c.*, 'bwd' AS pass FROM candidates c
+  WHERE EXISTS (SELECT 1 FROM ops w WHERE w.trace = c.trace AND w.forward_uid = c.uid)
+),
+modelled AS (
+  SELECT i.*, r.family,
+         coalesce(s.kernel_count, 0) AS kernel_count,
+         coalesce(s.kernel_time, 0.0) AS kernel_time,
+         s.kernel_details,
+         op_perf(i.name, i.input_dims_json, i.input_types_json, i.input_strides_json,
+                 i.concrete_inputs_json, s.kernel_names, i.pass, 'bugfixes') AS perf
+  FROM instances i
+  JOIN op_registry r ON r.name = i.name AND r.family IS NOT NULL
+  LEFT JOIN kernel_sets s ON s.trace = i.trace AND s.uid = i.uid AND s.pass = i.pass
+)
+SELECT trace, uid, name, family, pass, process_name, process_label, thread_name,
+       input_dims_json, input_types_json, input_strides_json, concrete_inputs_json,
+       kernel_count, kernel_time, kernel_details,
+       perf['model_class'] AS model_class,
+       perf['error'] AS model_error,
+       perf['flops'] / 1e9 AS "GFLOPS",
+       perf['bytes'] / 1048576 AS "Data Moved (MB)",
+       flops_per_byte(perf['flops'], perf['bytes']) AS "FLOPS/Byte",
+       tflops_per_s(perf['flops'], kernel_time) AS "TFLOPS/s",
+       tb_per_s(perf['bytes'], kernel_time) AS "TB/s",
+       coalesce(perf['compute_spec'], '') AS compute_spec,
+       perf['params'] AS params
+FROM modelled

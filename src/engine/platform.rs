@@ -1,0 +1,234 @@
+//! The session's GPU platform: the peaks roofline columns are computed against.
+//!
+//! The platform list is the built-in one plus a user's `--platforms FILE`; it is
+//! visible as the `platforms` table. The session's platform is a one-row table,
+//! `session_platform(platform)`, that reports read: set by `--platform NAME`,
+//! `SET platform = 'NAME'` in SQL, or taken from the trace's `deviceProperties`
+//! when it names a known GPU.
+
+use std::sync::{Arc, RwLock};
+
+use datafusion::arrow::array::{ArrayRef, Float64Array, StringArray};
+use datafusion::arrow::datatypes::{DataType, Field, Schema};
+use datafusion::arrow::record_batch::RecordBatch;
+use datafusion::datasource::MemTable;
+use datafusion::error::DataFusionError;
+use datafusion::prelude::SessionContext;
+use tracesql_udfs::roofline::platforms::SPECS;
+use tracesql_udfs::roofline::{
+    builtin_platforms, merge_platforms, parse_platforms, platform_for_device, Platform,
+};
+
+/// Platforms known to a session and the one it uses.
+pub struct PlatformState {
+    platforms: RwLock<Arc<Vec<Platform>>>,
+    current: RwLock<Option<String>>,
+}
+
+impl Default for PlatformState {
+    fn default() -> Self {
+        PlatformState {
+            platforms: RwLock::new(Arc::new(builtin_platforms())),
+            current: RwLock::new(None),
+        }
+    }
+}
+
+/// Reads a `--platforms` file (CSV, or TOML when it ends in `.toml`).
+pub fn read_platforms_file(path: &std::path::Path) -> Result<Vec<Platform>, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    let is_toml = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("toml"));
+    parse_platforms(&text, is_toml).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+impl PlatformState {
+    pub fn list(&self) -> Arc<Vec<Platform>> {
+        self.platforms.read().map(|p| p.clone()).unwrap_or_default()
+    }
+
+    pub fn current(&self) -> Option<String> {
+        self.current.read().ok().and_then(|c| c.clone())
+    }
+
+    /// Adds or replaces platforms and re-registers what depends on the list.
+    pub fn extend(
+        &self,
+        ctx: &SessionContext,
+        extra: Vec<Platform>,
+    ) -> Result<(), DataFusionError> {
+        let mut list = (*self.list()).clone();
+        merge_platforms(&mut list, extra);
+        if let Ok(mut guard) = self.platforms.write() {
+            *guard = Arc::new(list);
+        }
+        self.register(ctx)
+    }
+
+    /// Sets the session platform by name (case-insensitive); None clears it.
+    pub fn set(&self, ctx: &SessionContext, name: Option<&str>) -> Result<(), DataFusionError> {
+        let resolved = match name {
+            None => None,
+            Some(name) => Some(self.resolve(name)?),
+        };
+        if let Ok(mut guard) = self.current.write() {
+            *guard = resolved;
+        }
+        self.register(ctx)
+    }
+
+    /// The canonical name of a known platform.
+    pub fn resolve(&self, name: &str) -> Result<String, DataFusionError> {
+        let list = self.list();
+        list.iter()
+            .find(|p| p.name.eq_ignore_ascii_case(name.trim()))
+            .map(|p| p.name.clone())
+            .ok_or_else(|| {
+                let known: Vec<&str> = list.iter().map(|p| p.name.as_str()).collect();
+                DataFusionError::Configuration(format!(
+                    "unknown platform '{name}'; known: {}",
+                    known.join(", ")
+                ))
+            })
+    }
+
+    /// Sets the platform from a `deviceProperties` JSON value, if it names a known
+    /// GPU and no platform was chosen yet.
+    pub fn detect(
+        &self,
+        ctx: &SessionContext,
+        device_properties: &str,
+    ) -> Result<(), DataFusionError> {
+        if self.current().is_some() {
+            return Ok(());
+        }
+        let devices: Vec<serde_json::Value> =
+            serde_json::from_str(device_properties).unwrap_or_default();
+        let list = self.list();
+        let found = devices
+            .iter()
+            .filter_map(|d| d.get("name").and_then(|n| n.as_str()))
+            .find_map(|name| platform_for_device(name, &list));
+        match found {
+            Some(name) => self.set(ctx, Some(&name)),
+            None => Ok(()),
+        }
+    }
+
+    /// (Re)registers the roofline functions, `platforms` and `session_platform`.
+    pub fn register(&self, ctx: &SessionContext) -> Result<(), DataFusionError> {
+        let list = self.list();
+        tracesql_udfs::register_roofline(ctx, list.clone());
+        replace_table(ctx, "platforms", platforms_batch(&list)?)?;
+        let schema = Arc::new(Schema::new(vec![Field::new(
+            "platform",
+            DataType::Utf8,
+            true,
+        )]));
+        let row: ArrayRef = Arc::new(StringArray::from(vec![self.current()]));
+        replace_table(
+            ctx,
+            "session_platform",
+            RecordBatch::try_new(schema, vec![row])?,
+        )
+    }
+}
+
+fn platforms_batch(list: &[Platform]) -> Result<RecordBatch, DataFusionError> {
+    let mut fields = vec![
+        Field::new("name", DataType::Utf8, false),
+        Field::new("memory_tb_s", DataType::Float64, false),
+    ];
+    let mut columns: Vec<ArrayRef> = vec![
+        Arc::new(StringArray::from_iter_values(
+            list.iter().map(|p| p.name.as_str()),
+        )),
+        Arc::new(Float64Array::from_iter_values(
+            list.iter().map(|p| p.memory_tb_s),
+        )),
+    ];
+    for spec in SPECS {
+        fields.push(Field::new(spec, DataType::Float64, true));
+        columns.push(Arc::new(Float64Array::from_iter(
+            list.iter().map(|p| p.peak(spec)),
+        )));
+    }
+    fields.push(Field::new("source", DataType::Utf8, false));
+    columns.push(Arc::new(StringArray::from_iter_values(
+        list.iter().map(|p| p.source.as_str()),
+    )));
+    Ok(RecordBatch::try_new(
+        Arc::new(Schema::new(fields)),
+        columns,
+    )?)
+}
+
+fn replace_table(
+    ctx: &SessionContext,
+    name: &str,
+    batch: RecordBatch,
+) -> Result<(), DataFusionError> {
+    let table = MemTable::try_new(batch.schema(), vec![vec![batch]])?;
+    ctx.deregister_table(name)?;
+    ctx.register_table(name, Arc::new(table))?;
+    Ok(())
+}
+
+/// The value of `key` in a `trace_meta` batch.
+pub fn meta_value(trace_meta: &RecordBatch, key: &str) -> Option<String> {
+    use datafusion::arrow::array::{Array, AsArray};
+    let keys = trace_meta.column_by_name("key")?.as_string_opt::<i32>()?;
+    let values = trace_meta.column_by_name("value")?.as_string_opt::<i32>()?;
+    (0..keys.len())
+        .find(|&i| keys.is_valid(i) && keys.value(i) == key && values.is_valid(i))
+        .map(|i| values.value(i).to_string())
+}
+
+/// `SET platform = 'MI300X'` (or `SET platform TO MI300X`; `'none'` clears): the
+/// platform name it sets, if `sql` is that statement.
+pub fn parse_set_platform(sql: &str) -> Option<Option<String>> {
+    let s = sql.trim().trim_end_matches(';').trim();
+    let rest = s
+        .get(..3)
+        .filter(|p| p.eq_ignore_ascii_case("set"))
+        .map(|_| s[3..].trim_start())?;
+    let rest = rest
+        .get(..8)
+        .filter(|p| p.eq_ignore_ascii_case("platform"))
+        .map(|_| rest[8..].trim_start())?;
+    let value = rest
+        .strip_prefix('=')
+        .or_else(|| {
+            rest.get(..2)
+                .filter(|p| p.eq_ignore_ascii_case("to"))
+                .map(|_| &rest[2..])
+        })?
+        .trim()
+        .trim_matches(|c| c == '\'' || c == '"');
+    if value.is_empty() {
+        return None;
+    }
+    Some((!value.eq_ignore_ascii_case("none")).then(|| value.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn set_platform_statements() {
+        assert_eq!(
+            parse_set_platform("SET platform = 'MI300X';"),
+            Some(Some("MI300X".into()))
+        );
+        assert_eq!(
+            parse_set_platform("set PLATFORM to h100"),
+            Some(Some("h100".into()))
+        );
+        assert_eq!(parse_set_platform("SET platform = none"), Some(None));
+        assert_eq!(parse_set_platform("SET datafusion.x = 1"), None);
+        assert_eq!(parse_set_platform("SELECT 1"), None);
+    }
+}
