@@ -6,13 +6,12 @@
 -- Over view analyze_ops (efficiency_pct NULL without a platform or a perf model:
 -- no finding). op_rank and category_share_pct are left NULL so that the finding
 -- ranks by its severity (medium), not by the op's size.
--- Columns: subject the op name and its input dims on one line; metric
+-- Columns: subject the op name and its input dims; metric
 -- efficiency_pct, threshold 100; time_us the group's GPU time.
 SELECT
   'warning' AS severity,
   'validation' AS category,
-  name || coalesce(' ' || regexp_replace(regexp_replace(shape, '\s+', '', 'g'), ',', ', ', 'g'), '')
-    AS subject,
+  name || coalesce(' ' || shape, '') AS subject,
   'efficiency_pct' AS metric,
   efficiency_pct AS value,
   100.0 AS threshold,
