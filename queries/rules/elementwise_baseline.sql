@@ -6,7 +6,9 @@
 -- Reads view analyze_ops. Baseline: the TB/s of the simple elementwise op groups
 -- (names in `baseline_ops`, compute kernels only, at least min_data_mb moved per
 -- call so launch overhead does not dominate), time-weighted: sum(bytes) / sum(time).
--- Flagged: op groups moving at least min_data_mb per call, compute kernels only,
+-- Flagged: memory-bound op groups that are not matrix ops (GEMM, convolution and
+-- attention have the efficiency_tiers rule) and not normalizations (rule
+-- normalization_baseline), moving at least min_data_mb per call, compute kernels only,
 -- above min_trace_share_pct of the trace, below max_ratio x baseline. No baseline
 -- ops in the trace: no findings. Severity 'warning'.
 -- Columns: the analyzer contract's 15; metric 'tb_per_s', threshold
@@ -45,7 +47,9 @@ flagged AS (
     AND t.share_pct >= l.min_trace_share_pct
     AND t.tb_per_s < l.max_ratio * b.baseline_tb_s
     AND t.category NOT IN ('NORM_fwd', 'NORM_bwd', 'RMSNorm')
-  AND (t.bound = 'memory' OR (t.bound IS NULL AND t.flops_per_byte < l.memory_bound_below_flops_per_byte))
+    AND NOT starts_with(coalesce(t.compute_spec, ''), 'matrix')
+    AND (t.bound = 'memory'
+         OR (t.bound IS NULL AND t.flops_per_byte < l.memory_bound_below_flops_per_byte))
 )
 SELECT
   'warning' AS severity,

@@ -17,7 +17,6 @@ WITH
 limits AS (
   SELECT 0.5 AS max_ratio,             -- flag ops below this fraction of the baseline TB/s
          16.0 AS min_data_mb,          -- MiB per call, for baseline and flagged ops
-
          0.5 AS min_trace_share_pct    -- ignore op groups below this share of the trace
 ),
 baseline_ops AS (
@@ -45,9 +44,9 @@ flagged AS (
     AND t.share_pct >= l.min_trace_share_pct
     AND t.tb_per_s < l.max_ratio * b.baseline_tb_s
     AND (t.category IN ('NORM_fwd', 'NORM_bwd', 'RMSNorm')
-       OR lower(t.name) LIKE '%batch_norm%' OR lower(t.name) LIKE '%layer_norm%'
-       OR lower(t.name) LIKE '%group_norm%' OR lower(t.name) LIKE '%rms_norm%'
-       OR lower(t.name) LIKE '%rmsnorm%')
+         OR lower(t.name) LIKE '%batch_norm%' OR lower(t.name) LIKE '%layer_norm%'
+         OR lower(t.name) LIKE '%group_norm%' OR lower(t.name) LIKE '%rms_norm%'
+         OR lower(t.name) LIKE '%rmsnorm%')
 )
 SELECT
   'warning' AS severity,

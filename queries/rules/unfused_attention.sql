@@ -5,15 +5,17 @@
 --
 -- Reads events (nn.Module python frames), kernel_ancestors and linked_kernels. A
 -- module qualifies when the kernels below it were launched by at least one softmax
--- op, two matmul ops (bmm, baddbmm, matmul, mm) and one scale op (mul, div), and
+-- op, two batched matmul ops (bmm, baddbmm) and one scale op (mul, div), and
 -- none of them has flash / fmha / attention-fused in its name. Only the innermost
 -- qualifying modules count (an enclosing block does not repeat its attention).
 -- Copies (copy_, clone, contiguous) are counted for the message, not required.
 -- Severity 'warning'.
 -- Columns: the analyzer contract's 15; subject 'nn.Module: <class>'; metric
--- 'time_us' (GPU busy time of the modules' kernels, summed over instances);
+-- 'time_us': GPU busy time of the softmax / matmul / scale / copy kernels under
+-- the modules (what a fused attention replaces), summed over instances;
 -- metrics {instances, matmul_ops, softmax_ops, scale_ops, copy_ops, time_us,
--- share_pct}; evidence_uids the module frames' uids.
+-- module_us (all GPU time under the modules), share_pct}; evidence_uids the
+-- module frames' uids.
 WITH
 -- Thresholds: copy this file into a --queries DIR and edit to tune.
 limits AS (
@@ -39,8 +41,8 @@ features AS (
   SELECT trace, module_uid, module,
          count(DISTINCT op_uid) FILTER (WHERE op_name IN ('aten::_softmax', 'aten::softmax',
                                                           'aten::_safe_softmax')) AS softmax_ops,
-         count(DISTINCT op_uid) FILTER (WHERE op_name IN ('aten::bmm', 'aten::baddbmm',
-                                                          'aten::matmul', 'aten::mm')) AS matmul_ops,
+         count(DISTINCT op_uid) FILTER (WHERE op_name IN ('aten::bmm', 'aten::baddbmm'))
+           AS matmul_ops,
          count(DISTINCT op_uid) FILTER (WHERE op_name IN ('aten::mul', 'aten::mul_', 'aten::div',
                                                           'aten::div_')) AS scale_ops,
          count(DISTINCT op_uid) FILTER (WHERE op_name IN ('aten::copy_', 'aten::clone',
@@ -48,7 +50,12 @@ features AS (
          count(*) FILTER (WHERE lower(kernel_name) LIKE '%flash%' OR lower(kernel_name) LIKE '%fmha%'
                                 OR lower(kernel_name) LIKE '%attn_fwd%'
                                 OR lower(kernel_name) LIKE '%attention%') AS fused_kernels,
-         busy_time(ts, t_end) AS time_us
+         busy_time(ts, t_end) AS module_us,
+         -- Time of the kernels a fused attention replaces.
+         coalesce(busy_time(ts, t_end) FILTER (WHERE op_name IN (
+           'aten::_softmax', 'aten::softmax', 'aten::_safe_softmax', 'aten::bmm', 'aten::baddbmm',
+           'aten::mul', 'aten::mul_', 'aten::div', 'aten::div_', 'aten::copy_', 'aten::clone',
+           'aten::contiguous')), 0.0) AS time_us
   FROM under
   GROUP BY trace, module_uid, module
 ),
@@ -74,6 +81,7 @@ by_class AS (
   SELECT trace, module,
          count(*) AS instances,
          sum(time_us) AS time_us,
+         sum(module_us) AS module_us,
          max(matmul_ops) AS matmul_ops, max(softmax_ops) AS softmax_ops,
          max(scale_ops) AS scale_ops, max(copy_ops) AS copy_ops,
          array_agg(module_uid ORDER BY module_uid) AS uids
@@ -90,7 +98,7 @@ SELECT
   'nn.Module ' || c.module || ' runs attention as separate ops, no fused attention kernel: '
     || CAST(c.matmul_ops AS VARCHAR) || ' matmul, ' || CAST(c.softmax_ops AS VARCHAR) || ' softmax, '
     || CAST(c.scale_ops AS VARCHAR) || ' scale, ' || CAST(c.copy_ops AS VARCHAR) || ' copy ops per call ('
-    || CAST(c.instances AS VARCHAR) || ' calls, ' || CAST(round(c.time_us / 1000, 3) AS VARCHAR)
+    || CAST(c.instances AS VARCHAR) || ' calls; these ops take ' || CAST(round(c.time_us / 1000, 3) AS VARCHAR)
     || ' ms, ' || CAST(round(c.time_us / t.total_time * 100, 1) AS VARCHAR) || '% of the trace)'
     AS message,
   'Use fused attention: torch.nn.functional.scaled_dot_product_attention or a flash-attention '
@@ -107,6 +115,7 @@ SELECT
     || ',"scale_ops":' || CAST(c.scale_ops AS VARCHAR)
     || ',"copy_ops":' || CAST(c.copy_ops AS VARCHAR)
     || ',"time_us":' || CAST(c.time_us AS VARCHAR)
+    || ',"module_us":' || CAST(c.module_us AS VARCHAR)
     || ',"share_pct":' || coalesce(CAST(c.time_us / t.total_time * 100 AS VARCHAR), 'null')
     || '}' AS metrics,
   c.uids AS evidence_uids
