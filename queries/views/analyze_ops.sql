@@ -20,7 +20,8 @@
 --   name                 op name (or runtime call name for launches outside any cpu_op)
 --   category             op category: the launcher's (launchers.op_category), else the
 --                        op name's (op_registry / name patterns), else 'other'
---   shape                the op's Input Dims as written (JSON text); NULL for runtime calls
+--   shape                the op's Input Dims in Python notation ([[256, 1024], [1024]]), as the
+--                        perf sheets print them; NULL for runtime calls
 --   instances            owners in the group
 --   kernel_count         GPU events they own
 --   compute_only         true when every one of those events is a compute kernel (no
@@ -85,7 +86,7 @@ owners AS (
 instances AS (
   SELECT o.trace, o.owner_uid AS uid, e.name,
          coalesce(la.op_category, c.category, 'other') AS category,
-         op.input_dims_json AS shape,
+         py_json(op.input_dims_json) AS shape,
          o.time_us, o.kernel_count, o.compute_only,
          m.gflops, m.data_mb, m.flops_per_byte, m.compute_spec, m.params,
          m.gflops * 1e9 AS flops,
