@@ -2,9 +2,11 @@
 //!
 //! The pipeline, one module per stage:
 //! `ingest` (file → decoded events) → `tree` (call-tree links) → `model` (Arrow
-//! tables) → `engine` (DataFusion session) → `output` (rendering); `export`
+//! tables) → `engine` (DataFusion session) → `output` (rendering); `analyze`
+//! runs the rules and renders the analysis report; `export`
 //! writes a Parquet dataset that `engine` can reopen in place of the trace.
 
+pub mod analyze;
 pub mod catalog;
 pub mod engine;
 pub mod export;

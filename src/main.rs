@@ -93,6 +93,19 @@ enum Command {
         #[arg(long, value_enum, default_value_t = ReportFormat::Table)]
         format: ReportFormat,
     },
+    /// Run the analyzer's rules and write a prioritized standalone analysis: the
+    /// recommendations on the terminal, or the full report with --out.
+    #[command(
+        after_help = "Rules are the catalog's `-- kind: rule` queries (see `tracesql queries`); drop more\nrule files into --queries DIR and they run and rank like the shipped ones.\n\nWith --out DIR: standalone_analysis.md, findings.csv, findings.json and\ncategory_manifest.json, written all or none; with several traces, one\nsubdirectory per trace.\n\nExamples:\n  tracesql analyze trace.json.gz --platform H100\n  tracesql analyze trace.json.gz --platform MI300X --out analysis\n  tracesql analyze trace.json.gz --queries my_rules/ --out analysis"
+    )]
+    Analyze {
+        /// Trace files or export directories, or - for stdin.
+        #[arg(required = true)]
+        traces: Vec<String>,
+        /// Write the report files to DIR.
+        #[arg(long, value_name = "DIR")]
+        out: Option<std::path::PathBuf>,
+    },
     /// Write every table and every report as a Parquet dataset for BI tools
     /// (DuckDB, pyarrow, Spark); tracesql reopens it in place of the trace.
     #[command(
@@ -217,6 +230,7 @@ fn run(cli: Cli) -> Result<(), Error> {
             };
             report(&traces, &catalog, outputs, only.as_deref(), format)
         }
+        Command::Analyze { traces, out } => analyze(&traces, &catalog, out.as_deref()),
         Command::Export {
             traces,
             parquet,
@@ -434,6 +448,55 @@ fn print_sheets(
             .map_err(io)?;
         }
         writeln!(out).map_err(io)?;
+    }
+    Ok(())
+}
+
+/// `tracesql analyze`: one session per trace; with `--out`, the report files
+/// (in a subdirectory per trace when there are several).
+fn analyze(
+    traces: &[String],
+    catalog: &Catalog,
+    out_dir: Option<&std::path::Path>,
+) -> Result<(), Error> {
+    let rt = runtime()?;
+    let mut loaded = Vec::new();
+    for path in traces {
+        loaded.extend(load_input(path)?);
+    }
+    let several = loaded.len() > 1;
+    // Every trace is analyzed before any file is written: a failure leaves none.
+    let mut analyses = Vec::new();
+    for trace in loaded {
+        let engine = engine_with(vec![trace], catalog)?;
+        analyses.push(rt.block_on(tracesql::analyze::analyze(&engine))?);
+    }
+    for analysis in &analyses {
+        let name = &analysis.trace;
+        match out_dir {
+            Some(dir) => {
+                let dir = if several {
+                    dir.join(name)
+                } else {
+                    dir.to_path_buf()
+                };
+                tracesql::analyze::render::write_dir(&dir, analysis)?;
+                eprintln!(
+                    "{name}: {} findings from {} rules; wrote {} to {}",
+                    analysis.findings.rows(),
+                    analysis.rules.len(),
+                    tracesql::analyze::render::OUT_FILES.join(", "),
+                    dir.display()
+                );
+            }
+            None => {
+                let stdout = std::io::stdout();
+                let mut out = stdout.lock();
+                tracesql::analyze::render::terminal(&mut out, analysis)
+                    .and_then(|()| out.flush())
+                    .map_err(|e| Error::Output(e.to_string()))?;
+            }
+        }
     }
     Ok(())
 }

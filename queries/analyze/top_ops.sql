@@ -1,0 +1,17 @@
+-- name: top_ops
+-- version: 1
+-- kind: view
+-- description: The analysis report's top operations: the 10 op groups (name, category, input shapes) with the most GPU time.
+--
+-- From view analyze_ops. Columns: Rank, Operation, Category, Shape (input dims),
+-- Instances, "Time (ms)", "% of GPU time" (of the trace's GPU span), "% of category",
+-- "Efficiency (%)" (roofline on the session platform; NULL without one or without a
+-- perf model), Bound (compute | memory).
+SELECT op_rank AS "Rank", name AS "Operation", category AS "Category", shape AS "Shape",
+       instances AS "Instances", round(time_us / 1e3, 3) AS "Time (ms)",
+       round(share_pct, 2) AS "% of GPU time",
+       round(category_share_pct, 1) AS "% of category",
+       round(efficiency_pct, 1) AS "Efficiency (%)", bound AS "Bound"
+FROM analyze_ops
+WHERE op_rank <= 10
+ORDER BY op_rank

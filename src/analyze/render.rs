@@ -1,0 +1,525 @@
+//! Laying an [`Analysis`] out: the Markdown report, the terminal summary,
+//! `findings.csv`, `findings.json` and `category_manifest.json`.
+//!
+//! Nothing here decides what a finding is or how it ranks: rows come in the
+//! order and with the values the SQL gave them.
+
+use std::io::{self, Write};
+use std::path::Path;
+
+use datafusion::arrow::json::writer::{JsonArray, WriterBuilder};
+use datafusion::arrow::record_batch::RecordBatch;
+use serde_json::{Map, Value};
+
+use super::{Analysis, Table};
+use crate::output::{atomic, report_csv};
+use crate::Error;
+
+/// The files `--out DIR` writes.
+pub const OUT_FILES: [&str; 4] = [
+    "standalone_analysis.md",
+    "findings.csv",
+    "findings.json",
+    "category_manifest.json",
+];
+
+/// Priorities in report order, with their headings.
+const PRIORITIES: [(&str, &str); 4] = [
+    ("critical", "🔴 Critical"),
+    ("high", "🟠 High"),
+    ("medium", "🟡 Medium"),
+    ("low", "🟢 Low"),
+];
+
+/// Writes the four files to `dir`, all or none: each is complete under a
+/// temporary name before any replaces its target.
+pub fn write_dir(dir: &Path, analysis: &Analysis) -> Result<(), Error> {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| Error::Output(format!("{}: cannot create directory: {e}", dir.display())))?;
+    let findings_json = findings_json(&analysis.findings)?;
+    let manifest = manifest_json(analysis)?;
+    let mut staged = atomic::Staged::new();
+    let err = |path: &Path, e: io::Error| Error::Output(format!("{}: {e}", path.display()));
+    let path = dir.join(OUT_FILES[0]);
+    staged
+        .stage(&path, |out| markdown(out, analysis))
+        .map_err(|e| err(&path, e))?;
+    let path = dir.join(OUT_FILES[1]);
+    staged
+        .stage(&path, |out| {
+            report_csv::write_csv(out, &analysis.findings.header, &analysis.findings.batches)
+        })
+        .map_err(|e| err(&path, e))?;
+    for (file, value) in [(OUT_FILES[2], &findings_json), (OUT_FILES[3], &manifest)] {
+        let path = dir.join(file);
+        staged
+            .stage(&path, |out| {
+                serde_json::to_writer_pretty(&mut *out, value).map_err(io::Error::other)?;
+                writeln!(out)
+            })
+            .map_err(|e| err(&path, e))?;
+    }
+    staged
+        .commit()
+        .map_err(|e| Error::Output(format!("{}: {e}", dir.display())))
+}
+
+/// A table's rows as JSON objects (NULL as null).
+fn table_json(table: &Table) -> Result<Vec<Value>, Error> {
+    let mut buffer = Vec::new();
+    {
+        let mut writer = WriterBuilder::new()
+            .with_explicit_nulls(true)
+            .build::<_, JsonArray>(&mut buffer);
+        let refs: Vec<&RecordBatch> = table.batches.iter().collect();
+        writer
+            .write_batches(&refs)
+            .and_then(|()| writer.finish())
+            .map_err(|e| Error::Output(format!("{}: as JSON: {e}", table.name)))?;
+    }
+    if buffer.is_empty() {
+        return Ok(Vec::new());
+    }
+    match serde_json::from_slice(&buffer) {
+        Ok(Value::Array(rows)) => Ok(rows),
+        Ok(_) => Ok(Vec::new()),
+        Err(e) => Err(Error::Output(format!("{}: as JSON: {e}", table.name))),
+    }
+}
+
+/// `findings.json`: the findings rows, each rule's `metrics` text as an object.
+fn findings_json(findings: &Table) -> Result<Value, Error> {
+    let mut rows = table_json(findings)?;
+    for row in &mut rows {
+        if let Some(Value::String(text)) = row.get("metrics") {
+            // A user rule's malformed metrics stay a string rather than failing.
+            if let Ok(parsed) = serde_json::from_str::<Value>(text) {
+                row["metrics"] = parsed;
+            }
+        }
+    }
+    Ok(Value::Array(rows))
+}
+
+/// `category_manifest.json`: trace, platform, GPU utilization (summary_metrics by
+/// key), the categories, the top ops and the rules that ran.
+fn manifest_json(analysis: &Analysis) -> Result<Value, Error> {
+    let mut utilization = Map::new();
+    for row in table_json(&analysis.summary)? {
+        if let Some(Value::String(key)) = row.get("key") {
+            let value = match row.get("number") {
+                Some(Value::Null) | None => row.get("value").cloned().unwrap_or(Value::Null),
+                Some(n) => n.clone(),
+            };
+            utilization.insert(key.clone(), value);
+        }
+    }
+    let rules: Vec<Value> = analysis
+        .rules
+        .iter()
+        .map(|r| {
+            serde_json::json!({
+                "rule": r.name, "version": r.version, "source": r.origin, "findings": r.findings
+            })
+        })
+        .collect();
+    Ok(serde_json::json!({
+        "trace": analysis.trace,
+        "platform": analysis.platform,
+        "tool": format!("tracesql {}", env!("CARGO_PKG_VERSION")),
+        "gpu_utilization": utilization,
+        "categories": table_json(&analysis.categories)?,
+        "top_ops": table_json(&analysis.top_ops)?,
+        "rules": rules,
+    }))
+}
+
+/// One findings row by column name.
+struct Finding<'a> {
+    header: &'a [String],
+    cells: Vec<String>,
+}
+
+impl Finding<'_> {
+    fn get(&self, name: &str) -> &str {
+        self.header
+            .iter()
+            .position(|h| h == name)
+            .and_then(|i| self.cells.get(i))
+            .map_or("", String::as_str)
+    }
+
+    fn number(&self, name: &str) -> Option<f64> {
+        self.get(name).parse().ok()
+    }
+
+    /// The impact line: ms saved at 20/50/80% of peak, or the removable time.
+    fn impact(&self) -> String {
+        let (Some(at20), Some(at50), Some(at80)) = (
+            self.number("impact_ms_at_20"),
+            self.number("impact_ms_at_50"),
+            self.number("impact_ms_at_80"),
+        ) else {
+            return "not estimated (no removable time is known for this finding)".into();
+        };
+        let e2e = self
+            .number("impact_pct_e2e")
+            .map(|p| format!(" ({p:.1}% of the GPU span)"))
+            .unwrap_or_default();
+        if self.get("efficiency_pct").is_empty() {
+            format!("up to {at80:.3} ms{e2e} if this time is removed")
+        } else {
+            format!(
+                "{at20:.3} / {at50:.3} / {at80:.3} ms saved if it reached 20 / 50 / 80% of peak \
+                 (at 80%: {e2e_short} end to end)",
+                e2e_short = self
+                    .number("impact_pct_e2e")
+                    .map_or("n/a".to_string(), |p| format!("{p:.1}%"))
+            )
+        }
+    }
+}
+
+fn findings_rows(findings: &Table) -> Vec<Finding<'_>> {
+    findings
+        .cells()
+        .into_iter()
+        .map(|cells| Finding {
+            header: &findings.header,
+            cells,
+        })
+        .collect()
+}
+
+/// The HTML anchor of a category's detailed section.
+pub fn anchor(category: &str) -> String {
+    let slug: String = category
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    format!("category-{slug}")
+}
+
+/// The categories with a detailed section, in report order: system, the op
+/// categories by GPU time, any other category a finding names, validation.
+fn section_categories(analysis: &Analysis) -> Vec<String> {
+    let mut out = Vec::new();
+    let finding_categories: Vec<String> = findings_rows(&analysis.findings)
+        .iter()
+        .map(|f| f.get("category").to_string())
+        .collect();
+    let mut push = |c: &str| {
+        if !c.is_empty() && !out.iter().any(|o| o == c) {
+            out.push(c.to_string());
+        }
+    };
+    if finding_categories.iter().any(|c| c == "system") {
+        push("system");
+    }
+    if let Some(i) = analysis.categories.column("category") {
+        for row in analysis.categories.cells() {
+            if row[i] != "validation" {
+                push(&row[i]);
+            }
+        }
+    }
+    for c in finding_categories.iter().filter(|c| *c != "validation") {
+        push(c);
+    }
+    if finding_categories.iter().any(|c| c == "validation") {
+        push("validation");
+    }
+    out
+}
+
+/// Writes a table as GitHub Markdown, leaving out the columns in `skip`.
+fn md_table(out: &mut dyn Write, header: &[String], rows: &[Vec<String>]) -> io::Result<()> {
+    let escape = |s: &str| s.replace('|', "\\|").replace('\n', " ");
+    let names: Vec<String> = header.iter().map(|h| escape(h)).collect();
+    writeln!(out, "| {} |", names.join(" | "))?;
+    writeln!(out, "|{}", "---|".repeat(header.len()))?;
+    for row in rows {
+        let cells: Vec<String> = row.iter().map(|c| escape(c)).collect();
+        writeln!(out, "| {} |", cells.join(" | "))?;
+    }
+    writeln!(out)
+}
+
+/// The Markdown report.
+pub fn markdown(out: &mut dyn Write, analysis: &Analysis) -> io::Result<()> {
+    writeln!(out, "# Standalone analysis: {}\n", analysis.trace)?;
+    writeln!(
+        out,
+        "Generated by tracesql {} (`tracesql analyze`). Every figure comes from the trace and \
+         the platform's peaks; findings state what the trace shows, not causes it cannot show \
+         (those need hardware counters on a replay of the op).\n",
+        env!("CARGO_PKG_VERSION")
+    )?;
+    executive_summary(out, analysis)?;
+    writeln!(out, "## Recommendations\n")?;
+    recommendations(out, analysis, true)?;
+    detailed_analysis(out, analysis)?;
+    appendix(out, analysis)
+}
+
+fn executive_summary(out: &mut dyn Write, analysis: &Analysis) -> io::Result<()> {
+    writeln!(out, "## Executive summary\n")?;
+    let summary = &analysis.summary;
+    let (Some(m), Some(v)) = (summary.column("metric"), summary.column("value")) else {
+        return writeln!(out, "(summary_metrics returned no metric/value columns)\n");
+    };
+    let mut rows: Vec<Vec<String>> = summary
+        .cells()
+        .into_iter()
+        .map(|r| vec![r[m].clone(), r[v].clone()])
+        .collect();
+    let findings = findings_rows(&analysis.findings);
+    let counts: Vec<String> = PRIORITIES
+        .iter()
+        .map(|(p, _)| {
+            let n = findings.iter().filter(|f| f.get("priority") == *p).count();
+            format!("{n} {p}")
+        })
+        .collect();
+    rows.push(vec![
+        "Findings".into(),
+        format!("{} ({})", findings.len(), counts.join(", ")),
+    ]);
+    md_table(out, &["Metric".into(), "Value".into()], &rows)?;
+    writeln!(out, "### Top operations\n")?;
+    if analysis.top_ops.rows() == 0 {
+        writeln!(out, "No op owns GPU time in this trace.\n")
+    } else {
+        md_table(out, &analysis.top_ops.header, &analysis.top_ops.cells())
+    }
+}
+
+/// The recommendations grouped by priority; `links` adds the detailed-section links.
+fn recommendations(out: &mut dyn Write, analysis: &Analysis, links: bool) -> io::Result<()> {
+    let findings = findings_rows(&analysis.findings);
+    if findings.is_empty() {
+        writeln!(out, "No rule found anything to report.\n")?;
+        return Ok(());
+    }
+    let mut number = 0;
+    for (priority, heading) in PRIORITIES {
+        let group: Vec<&Finding> = findings
+            .iter()
+            .filter(|f| f.get("priority") == priority)
+            .collect();
+        if group.is_empty() {
+            continue;
+        }
+        writeln!(out, "### {heading}\n")?;
+        for f in group {
+            number += 1;
+            writeln!(
+                out,
+                "#### {number}. {}: {}\n",
+                f.get("category"),
+                f.get("subject")
+            )?;
+            writeln!(out, "**Issue**: {}  ", f.get("message"))?;
+            writeln!(out, "**Action**:")?;
+            writeln!(out, "- Path A (model code): {}", f.get("action_a"))?;
+            writeln!(out, "- Path B (kernels): {}\n", f.get("action_b"))?;
+            writeln!(out, "**Impact**: {}  ", f.impact())?;
+            let evidence = f.get("evidence_uids");
+            writeln!(
+                out,
+                "*Rule {} v{}; {} = {} (threshold {}); evidence uids: {}*",
+                f.get("rule"),
+                f.get("rule_version"),
+                f.get("metric"),
+                short_number(f.get("value")),
+                or_none(&short_number(f.get("threshold"))),
+                or_none(evidence)
+            )?;
+            if links {
+                writeln!(
+                    out,
+                    "→ See [Detailed analysis: {c}](#{a})",
+                    c = f.get("category"),
+                    a = anchor(f.get("category"))
+                )?;
+            }
+            writeln!(out)?;
+        }
+    }
+    Ok(())
+}
+
+fn or_none(s: &str) -> String {
+    if s.is_empty() || s == "[]" {
+        "none".into()
+    } else {
+        s.to_string()
+    }
+}
+
+/// A number cell rounded to 3 decimals for prose.
+fn short_number(s: &str) -> String {
+    match s.parse::<f64>() {
+        Ok(v) if v.fract() != 0.0 => format!("{v:.3}"),
+        _ => s.to_string(),
+    }
+}
+
+fn detailed_analysis(out: &mut dyn Write, analysis: &Analysis) -> io::Result<()> {
+    writeln!(out, "## Detailed analysis\n")?;
+    writeln!(out, "### Categories\n")?;
+    if analysis.categories.rows() > 0 {
+        md_table(
+            out,
+            &analysis.categories.header,
+            &analysis.categories.cells(),
+        )?;
+    } else {
+        writeln!(out, "No op owns GPU time in this trace.\n")?;
+    }
+    let findings = findings_rows(&analysis.findings);
+    let ops = &analysis.category_ops;
+    let ops_rows = ops.cells();
+    let cat_col = ops.column("category");
+    for category in section_categories(analysis) {
+        writeln!(out, "<a id=\"{}\"></a>", anchor(&category))?;
+        writeln!(out, "### {category}\n")?;
+        if let Some(c) = cat_col {
+            let rows: Vec<Vec<String>> = ops_rows
+                .iter()
+                .filter(|r| r[c] == category)
+                .map(|r| {
+                    r.iter()
+                        .enumerate()
+                        .filter(|(i, _)| *i != c)
+                        .map(|(_, v)| v.clone())
+                        .collect()
+                })
+                .collect();
+            if !rows.is_empty() {
+                let header: Vec<String> = ops
+                    .header
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| *i != c)
+                    .map(|(_, h)| h.clone())
+                    .collect();
+                writeln!(out, "Op groups with the most GPU time:\n")?;
+                md_table(out, &header, &rows)?;
+            }
+        }
+        let mine: Vec<&Finding> = findings
+            .iter()
+            .filter(|f| f.get("category") == category)
+            .collect();
+        if mine.is_empty() {
+            writeln!(out, "No findings.\n")?;
+            continue;
+        }
+        writeln!(out, "Findings:\n")?;
+        let header: Vec<String> = [
+            "#",
+            "Priority",
+            "Rule",
+            "Subject",
+            "Metric",
+            "Value",
+            "Threshold",
+            "Impact at 80% (ms)",
+            "Metrics",
+        ]
+        .map(String::from)
+        .to_vec();
+        let rows: Vec<Vec<String>> = mine
+            .iter()
+            .map(|f| {
+                vec![
+                    f.get("finding_rank").to_string(),
+                    f.get("priority").to_string(),
+                    format!("{} v{}", f.get("rule"), f.get("rule_version")),
+                    f.get("subject").to_string(),
+                    f.get("metric").to_string(),
+                    short_number(f.get("value")),
+                    short_number(f.get("threshold")),
+                    short_number(f.get("impact_ms_at_80")),
+                    format!("`{}`", f.get("metrics")),
+                ]
+            })
+            .collect();
+        md_table(out, &header, &rows)?;
+    }
+    Ok(())
+}
+
+fn appendix(out: &mut dyn Write, analysis: &Analysis) -> io::Result<()> {
+    writeln!(out, "## Appendix\n")?;
+    writeln!(out, "### Platform peaks\n")?;
+    if analysis.peaks.rows() == 0 {
+        writeln!(
+            out,
+            "No platform was set or detected: efficiency figures are not computed \
+             (use --platform NAME).\n"
+        )?;
+    } else {
+        md_table(out, &analysis.peaks.header, &analysis.peaks.cells())?;
+    }
+    writeln!(out, "### Rules run\n")?;
+    let rows: Vec<Vec<String>> = analysis
+        .rules
+        .iter()
+        .map(|r| {
+            vec![
+                r.name.clone(),
+                r.version.to_string(),
+                r.origin.clone(),
+                r.findings.to_string(),
+            ]
+        })
+        .collect();
+    md_table(
+        out,
+        &["Rule", "Version", "Source", "Findings"].map(String::from),
+        &rows,
+    )?;
+    writeln!(out, "### Queries\n")?;
+    let sections = [
+        &analysis.findings,
+        &analysis.summary,
+        &analysis.top_ops,
+        &analysis.categories,
+        &analysis.category_ops,
+        &analysis.peaks,
+    ];
+    let rows: Vec<Vec<String>> = sections
+        .iter()
+        .map(|t| vec![t.name.clone(), t.version.to_string()])
+        .collect();
+    md_table(out, &["Query", "Version"].map(String::from), &rows)
+}
+
+/// The terminal output without `--out`: the summary table and the
+/// recommendations.
+pub fn terminal(out: &mut dyn Write, analysis: &Analysis) -> io::Result<()> {
+    writeln!(out, "== {} ==\n", analysis.trace)?;
+    if let (Some(m), Some(v)) = (
+        analysis.summary.column("metric"),
+        analysis.summary.column("value"),
+    ) {
+        for row in analysis.summary.cells() {
+            writeln!(out, "{:<28} {}", row[m], row[v])?;
+        }
+        writeln!(out)?;
+    }
+    writeln!(out, "Recommendations\n")?;
+    recommendations(out, analysis, false)?;
+    writeln!(
+        out,
+        "(--out DIR writes the full report: standalone_analysis.md, findings.csv, findings.json, category_manifest.json)"
+    )
+}

@@ -1,0 +1,264 @@
+//! Running the catalog's rules into the table `findings_raw`.
+//!
+//! Every query of kind `rule` (shipped, or from `--queries DIR`) is planned, its
+//! output checked against the contract's columns (names, order, types), run, and
+//! its rows stacked under `rule` and `rule_version`. The ranking is the catalog
+//! query `findings` (SQL), not code here.
+
+use std::sync::Arc;
+
+use datafusion::arrow::array::{ArrayRef, Int64Array, RecordBatch, StringArray};
+use datafusion::arrow::compute::cast;
+use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use datafusion::datasource::MemTable;
+use datafusion::error::DataFusionError;
+use datafusion::prelude::SessionContext;
+
+use crate::catalog::{Query, QueryKind};
+use crate::engine::Engine;
+use crate::Error;
+
+/// The table the rules' rows are stacked into.
+pub const FINDINGS_RAW: &str = "findings_raw";
+
+/// The SQL type a rule column must have.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ColumnType {
+    Varchar,
+    Double,
+    Bigint,
+    UidList,
+}
+
+impl ColumnType {
+    fn sql(self) -> &'static str {
+        match self {
+            ColumnType::Varchar => "VARCHAR",
+            ColumnType::Double => "DOUBLE",
+            ColumnType::Bigint => "BIGINT",
+            ColumnType::UidList => "BIGINT[] (List(Int64))",
+        }
+    }
+
+    fn arrow(self) -> DataType {
+        match self {
+            ColumnType::Varchar => DataType::Utf8,
+            ColumnType::Double => DataType::Float64,
+            ColumnType::Bigint => DataType::Int64,
+            ColumnType::UidList => DataType::new_list(DataType::Int64, true),
+        }
+    }
+
+    /// Whether a rule's column of type `got` is accepted (and cast to `arrow()`).
+    /// An untyped NULL column fits every type; strings may be any string type;
+    /// a uid list may be any list of Int64.
+    fn accepts(self, got: &DataType) -> bool {
+        if *got == DataType::Null {
+            return true;
+        }
+        match self {
+            ColumnType::Varchar => matches!(
+                got,
+                DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
+            ),
+            ColumnType::Double => *got == DataType::Float64,
+            ColumnType::Bigint => *got == DataType::Int64,
+            ColumnType::UidList => match got {
+                DataType::List(f) | DataType::LargeList(f) => {
+                    matches!(f.data_type(), DataType::Int64 | DataType::Null)
+                }
+                _ => false,
+            },
+        }
+    }
+}
+
+/// The contract's rule columns, in order (notes/ANALYZER-CONTRACT.md).
+const RULE_COLUMNS: [(&str, ColumnType); 15] = [
+    ("severity", ColumnType::Varchar),
+    ("category", ColumnType::Varchar),
+    ("subject", ColumnType::Varchar),
+    ("metric", ColumnType::Varchar),
+    ("value", ColumnType::Double),
+    ("threshold", ColumnType::Double),
+    ("message", ColumnType::Varchar),
+    ("action_a", ColumnType::Varchar),
+    ("action_b", ColumnType::Varchar),
+    ("time_us", ColumnType::Double),
+    ("category_share_pct", ColumnType::Double),
+    ("efficiency_pct", ColumnType::Double),
+    ("op_rank", ColumnType::Bigint),
+    ("metrics", ColumnType::Varchar),
+    ("evidence_uids", ColumnType::UidList),
+];
+
+/// The schema of `findings_raw`: `rule`, `rule_version`, then the rule columns.
+pub fn findings_raw_schema() -> SchemaRef {
+    let mut fields = vec![
+        Field::new("rule", DataType::Utf8, false),
+        Field::new("rule_version", DataType::Int64, false),
+    ];
+    for (name, ty) in RULE_COLUMNS {
+        fields.push(Field::new(name, ty.arrow(), true));
+    }
+    Arc::new(Schema::new(fields))
+}
+
+/// (Re)registers `findings_raw` holding `batches` (each of [`findings_raw_schema`]).
+pub fn register_findings_raw(
+    ctx: &SessionContext,
+    batches: Vec<RecordBatch>,
+) -> Result<(), DataFusionError> {
+    let table = MemTable::try_new(findings_raw_schema(), vec![batches])?;
+    ctx.deregister_table(FINDINGS_RAW)?;
+    ctx.register_table(FINDINGS_RAW, Arc::new(table))?;
+    Ok(())
+}
+
+/// One rule that ran.
+#[derive(Debug, Clone)]
+pub struct RuleRun {
+    pub name: String,
+    pub version: u32,
+    /// Its file (`queries/rules/x.sql` or the user's path).
+    pub origin: String,
+    /// Findings it returned.
+    pub findings: usize,
+}
+
+/// Runs every rule of the engine's catalog (name order) and registers their rows
+/// as `findings_raw`. A rule whose output does not match the contract, or that
+/// fails, stops the analysis with one line naming its file.
+pub async fn run_rules(engine: &Engine) -> Result<Vec<RuleRun>, Error> {
+    let mut runs = Vec::new();
+    let mut all = Vec::new();
+    for rule in engine.catalog().of_kind(QueryKind::Rule) {
+        let batches = run_rule(engine, rule).await?;
+        runs.push(RuleRun {
+            name: rule.name.clone(),
+            version: rule.version,
+            origin: rule.origin.to_string(),
+            findings: batches.iter().map(|b| b.num_rows()).sum(),
+        });
+        all.extend(batches);
+    }
+    register_findings_raw(engine.context(), all).map_err(Error::query)?;
+    Ok(runs)
+}
+
+/// One rule's rows as `findings_raw` batches.
+async fn run_rule(engine: &Engine, rule: &Query) -> Result<Vec<RecordBatch>, Error> {
+    let fail = |e: &dyn std::fmt::Display| {
+        Error::Query(crate::one_line(&format!(
+            "rule {} ({}): {e}",
+            rule.name, rule.origin
+        )))
+    };
+    let frame = engine
+        .context()
+        .sql(&rule.sql)
+        .await
+        .map_err(|e| fail(&e))?;
+    let schema: Schema = frame.schema().as_arrow().clone();
+    check_schema(&schema).map_err(|problem| {
+        Error::Usage(format!(
+            "{}: rule {} does not return the rule columns: {problem}",
+            rule.origin, rule.name
+        ))
+    })?;
+    let batches = frame.collect().await.map_err(|e| fail(&e))?;
+    let target = findings_raw_schema();
+    let mut out = Vec::new();
+    for batch in batches {
+        if batch.num_rows() == 0 {
+            continue;
+        }
+        let n = batch.num_rows();
+        let mut columns: Vec<ArrayRef> = vec![
+            Arc::new(StringArray::from(vec![rule.name.as_str(); n])),
+            Arc::new(Int64Array::from(vec![i64::from(rule.version); n])),
+        ];
+        for (i, column) in batch.columns().iter().enumerate() {
+            let want = target.field(i + 2).data_type();
+            columns.push(cast(column, want).map_err(|e| fail(&e))?);
+        }
+        out.push(RecordBatch::try_new(target.clone(), columns).map_err(|e| fail(&e))?);
+    }
+    Ok(out)
+}
+
+/// Checks a rule's output columns against the contract; the first problem found.
+fn check_schema(schema: &Schema) -> Result<(), String> {
+    let got: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+    let want: Vec<&str> = RULE_COLUMNS.iter().map(|(n, _)| *n).collect();
+    if got != want {
+        let first = (0..want.len().max(got.len()))
+            .find(|&i| got.get(i) != want.get(i))
+            .unwrap_or(0);
+        let (g, w) = (
+            got.get(first).copied().unwrap_or("(none)"),
+            want.get(first).copied().unwrap_or("(none)"),
+        );
+        return Err(format!(
+            "column {} is `{g}`, expected `{w}` (the columns are, in order: {})",
+            first + 1,
+            want.join(", ")
+        ));
+    }
+    for (field, (name, ty)) in schema.fields().iter().zip(RULE_COLUMNS) {
+        if !ty.accepts(field.data_type()) {
+            return Err(format!(
+                "column `{name}` is {}, expected {}",
+                field.data_type(),
+                ty.sql()
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn schema(fields: &[(&str, DataType)]) -> Schema {
+        Schema::new(
+            fields
+                .iter()
+                .map(|(n, t)| Field::new(*n, t.clone(), true))
+                .collect::<Vec<_>>(),
+        )
+    }
+
+    fn contract() -> Vec<(&'static str, DataType)> {
+        RULE_COLUMNS.iter().map(|(n, t)| (*n, t.arrow())).collect()
+    }
+
+    #[test]
+    fn accepts_the_contract_and_untyped_nulls() {
+        assert_eq!(check_schema(&schema(&contract())), Ok(()));
+        let mut fields = contract();
+        fields[5].1 = DataType::Null;
+        fields[0].1 = DataType::Utf8View;
+        assert_eq!(check_schema(&schema(&fields)), Ok(()));
+    }
+
+    #[test]
+    fn names_the_first_wrong_column() {
+        let mut fields = contract();
+        fields.swap(4, 5);
+        let e = check_schema(&schema(&fields)).expect_err("order");
+        assert!(
+            e.starts_with("column 5 is `threshold`, expected `value`"),
+            "{e}"
+        );
+        let mut fields = contract();
+        fields.pop();
+        let e = check_schema(&schema(&fields)).expect_err("missing");
+        assert!(e.starts_with("column 15 is `(none)`"), "{e}");
+        let mut fields = contract();
+        fields[4].1 = DataType::Int64;
+        let e = check_schema(&schema(&fields)).expect_err("type");
+        assert_eq!(e, "column `value` is Int64, expected DOUBLE");
+    }
+}
