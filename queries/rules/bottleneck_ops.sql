@@ -5,7 +5,8 @@
 --
 -- Reads view analyze_ops. One finding per op group above the threshold; ops below
 -- 1% of the trace's GPU time are left out (a category's top op is always above 10%
--- of a tiny category). Severity: 'warning' above 25% of the category, else 'info'.
+-- of a tiny category), and so are ops owning memcpy / memset work (the system
+-- rules cover copies). Severity: 'warning' above 25% of the category, else 'info'.
 -- Columns: the analyzer contract's 15 (queries/rules/*.sql all return them):
 --   metric 'category_share_pct', value the op group's share of its category, %;
 --   threshold min_category_share_pct; time_us its summed GPU time;
@@ -18,7 +19,9 @@ limits AS (
          1.0 AS min_trace_share_pct,        -- ignore op groups below this share of the trace
          25.0 AS warning_category_share_pct -- 'warning' above this share, else 'info'
 ),
-platform AS (SELECT coalesce(platform, 'session') AS platform FROM session_platform)
+platform AS (SELECT coalesce(platform, 'session') AS platform FROM session_platform),
+-- One row per finding.
+findings AS (
 SELECT
   CASE WHEN a.category_share_pct > l.warning_category_share_pct THEN 'warning' ELSE 'info' END
     AS severity,
@@ -59,4 +62,23 @@ CROSS JOIN limits l
 CROSS JOIN platform p
 WHERE a.category_share_pct > l.min_category_share_pct
   AND a.share_pct >= l.min_trace_share_pct
+  AND a.compute_only
+)
+-- The contract's columns with their exact types (string expressions are Utf8View otherwise).
+SELECT arrow_cast(severity, 'Utf8') AS severity,
+       arrow_cast(category, 'Utf8') AS category,
+       arrow_cast(subject, 'Utf8') AS subject,
+       arrow_cast(metric, 'Utf8') AS metric,
+       CAST(value AS DOUBLE) AS value,
+       CAST(threshold AS DOUBLE) AS threshold,
+       arrow_cast(message, 'Utf8') AS message,
+       arrow_cast(action_a, 'Utf8') AS action_a,
+       arrow_cast(action_b, 'Utf8') AS action_b,
+       CAST(time_us AS DOUBLE) AS time_us,
+       CAST(category_share_pct AS DOUBLE) AS category_share_pct,
+       CAST(efficiency_pct AS DOUBLE) AS efficiency_pct,
+       CAST(op_rank AS BIGINT) AS op_rank,
+       arrow_cast(metrics, 'Utf8') AS metrics,
+       evidence_uids
+FROM findings
 ORDER BY op_rank, subject

@@ -53,7 +53,9 @@ per_category AS (
 category_time AS (
   SELECT trace, category, max(category_time_us) AS category_time_us
   FROM analyze_ops GROUP BY trace, category
-)
+),
+-- One row per finding.
+findings AS (
 SELECT
   CASE WHEN p.transpose_us / p.conv_us * 100 >= l.warning_transpose_pct THEN 'warning' ELSE 'info' END
     AS severity,
@@ -86,4 +88,22 @@ FROM per_category p
 CROSS JOIN limits l
 LEFT JOIN category_time ct ON ct.trace = p.trace AND ct.category = p.category
 WHERE p.conv_us > 0 AND p.transpose_us / p.conv_us * 100 >= l.min_transpose_pct
+)
+-- The contract's columns with their exact types (string expressions are Utf8View otherwise).
+SELECT arrow_cast(severity, 'Utf8') AS severity,
+       arrow_cast(category, 'Utf8') AS category,
+       arrow_cast(subject, 'Utf8') AS subject,
+       arrow_cast(metric, 'Utf8') AS metric,
+       CAST(value AS DOUBLE) AS value,
+       CAST(threshold AS DOUBLE) AS threshold,
+       arrow_cast(message, 'Utf8') AS message,
+       arrow_cast(action_a, 'Utf8') AS action_a,
+       arrow_cast(action_b, 'Utf8') AS action_b,
+       CAST(time_us AS DOUBLE) AS time_us,
+       CAST(category_share_pct AS DOUBLE) AS category_share_pct,
+       CAST(efficiency_pct AS DOUBLE) AS efficiency_pct,
+       CAST(op_rank AS BIGINT) AS op_rank,
+       arrow_cast(metrics, 'Utf8') AS metrics,
+       evidence_uids
+FROM findings
 ORDER BY category

@@ -39,7 +39,9 @@ tiered AS (
   WHERE a.efficiency_pct IS NOT NULL AND a.efficiency_pct > 0
     AND a.efficiency_pct < l.report_below_pct
     AND a.share_pct >= l.min_trace_share_pct
-)
+),
+-- One row per finding.
+findings AS (
 SELECT
   CASE tier WHEN 'investigate' THEN 'warning' ELSE 'info' END AS severity,
   t.category,
@@ -86,4 +88,22 @@ SELECT
   t.uids AS evidence_uids
 FROM tiered t
 CROSS JOIN platform p
+)
+-- The contract's columns with their exact types (string expressions are Utf8View otherwise).
+SELECT arrow_cast(severity, 'Utf8') AS severity,
+       arrow_cast(category, 'Utf8') AS category,
+       arrow_cast(subject, 'Utf8') AS subject,
+       arrow_cast(metric, 'Utf8') AS metric,
+       CAST(value AS DOUBLE) AS value,
+       CAST(threshold AS DOUBLE) AS threshold,
+       arrow_cast(message, 'Utf8') AS message,
+       arrow_cast(action_a, 'Utf8') AS action_a,
+       arrow_cast(action_b, 'Utf8') AS action_b,
+       CAST(time_us AS DOUBLE) AS time_us,
+       CAST(category_share_pct AS DOUBLE) AS category_share_pct,
+       CAST(efficiency_pct AS DOUBLE) AS efficiency_pct,
+       CAST(op_rank AS BIGINT) AS op_rank,
+       arrow_cast(metrics, 'Utf8') AS metrics,
+       evidence_uids
+FROM findings
 ORDER BY op_rank, subject

@@ -50,7 +50,9 @@ flagged AS (
     AND NOT starts_with(coalesce(t.compute_spec, ''), 'matrix')
     AND (t.bound = 'memory'
          OR (t.bound IS NULL AND t.flops_per_byte < l.memory_bound_below_flops_per_byte))
-)
+),
+-- One row per finding.
+findings AS (
 SELECT
   'warning' AS severity,
   t.category AS category,
@@ -83,4 +85,22 @@ SELECT
     || '}' AS metrics,
   t.uids AS evidence_uids
 FROM flagged t
+)
+-- The contract's columns with their exact types (string expressions are Utf8View otherwise).
+SELECT arrow_cast(severity, 'Utf8') AS severity,
+       arrow_cast(category, 'Utf8') AS category,
+       arrow_cast(subject, 'Utf8') AS subject,
+       arrow_cast(metric, 'Utf8') AS metric,
+       CAST(value AS DOUBLE) AS value,
+       CAST(threshold AS DOUBLE) AS threshold,
+       arrow_cast(message, 'Utf8') AS message,
+       arrow_cast(action_a, 'Utf8') AS action_a,
+       arrow_cast(action_b, 'Utf8') AS action_b,
+       CAST(time_us AS DOUBLE) AS time_us,
+       CAST(category_share_pct AS DOUBLE) AS category_share_pct,
+       CAST(efficiency_pct AS DOUBLE) AS efficiency_pct,
+       CAST(op_rank AS BIGINT) AS op_rank,
+       arrow_cast(metrics, 'Utf8') AS metrics,
+       evidence_uids
+FROM findings
 ORDER BY op_rank, subject

@@ -72,7 +72,9 @@ by_class AS (
          array_agg(o.module_uid ORDER BY o.module_uid) AS uids
   FROM outermost o
   GROUP BY o.trace, o.module
-)
+),
+-- One row per finding.
+findings AS (
 SELECT
   CASE WHEN c.time_us / t.total_time * 100 >= l.warning_share_pct THEN 'warning' ELSE 'info' END
     AS severity,
@@ -106,4 +108,22 @@ FROM by_class c
 CROSS JOIN limits l
 LEFT JOIN gpu_time_totals t ON t.trace = c.trace
 WHERE c.time_us / t.total_time * 100 >= l.min_trace_share_pct
+)
+-- The contract's columns with their exact types (string expressions are Utf8View otherwise).
+SELECT arrow_cast(severity, 'Utf8') AS severity,
+       arrow_cast(category, 'Utf8') AS category,
+       arrow_cast(subject, 'Utf8') AS subject,
+       arrow_cast(metric, 'Utf8') AS metric,
+       CAST(value AS DOUBLE) AS value,
+       CAST(threshold AS DOUBLE) AS threshold,
+       arrow_cast(message, 'Utf8') AS message,
+       arrow_cast(action_a, 'Utf8') AS action_a,
+       arrow_cast(action_b, 'Utf8') AS action_b,
+       CAST(time_us AS DOUBLE) AS time_us,
+       CAST(category_share_pct AS DOUBLE) AS category_share_pct,
+       CAST(efficiency_pct AS DOUBLE) AS efficiency_pct,
+       CAST(op_rank AS BIGINT) AS op_rank,
+       arrow_cast(metrics, 'Utf8') AS metrics,
+       evidence_uids
+FROM findings
 ORDER BY time_us DESC, subject

@@ -21,7 +21,9 @@ attention AS (
          try_cast(perf_param(a.params, 'N_KV') AS BIGINT) AS n_kv
   FROM analyze_ops a
   WHERE a.category IN ('SDPA_fwd', 'SDPA_bwd') AND a.params IS NOT NULL
-)
+),
+-- One row per finding.
+findings AS (
 SELECT
   CASE WHEN t.efficiency_pct < l.warning_below_eff_pct THEN 'warning' ELSE 'info' END AS severity,
   t.category,
@@ -53,4 +55,22 @@ FROM attention t
 CROSS JOIN limits l
 WHERE t.n_q < l.max_seq_len AND t.n_kv < l.max_seq_len
   AND t.share_pct >= l.min_trace_share_pct
+)
+-- The contract's columns with their exact types (string expressions are Utf8View otherwise).
+SELECT arrow_cast(severity, 'Utf8') AS severity,
+       arrow_cast(category, 'Utf8') AS category,
+       arrow_cast(subject, 'Utf8') AS subject,
+       arrow_cast(metric, 'Utf8') AS metric,
+       CAST(value AS DOUBLE) AS value,
+       CAST(threshold AS DOUBLE) AS threshold,
+       arrow_cast(message, 'Utf8') AS message,
+       arrow_cast(action_a, 'Utf8') AS action_a,
+       arrow_cast(action_b, 'Utf8') AS action_b,
+       CAST(time_us AS DOUBLE) AS time_us,
+       CAST(category_share_pct AS DOUBLE) AS category_share_pct,
+       CAST(efficiency_pct AS DOUBLE) AS efficiency_pct,
+       CAST(op_rank AS BIGINT) AS op_rank,
+       arrow_cast(metrics, 'Utf8') AS metrics,
+       evidence_uids
+FROM findings
 ORDER BY op_rank, subject

@@ -22,7 +22,9 @@ gemms AS (
          try_cast(perf_param(a.params, 'K') AS BIGINT) AS k
   FROM analyze_ops a
   WHERE a.category = 'GEMM' AND a.params IS NOT NULL
-)
+),
+-- One row per finding.
+findings AS (
 SELECT
   'warning' AS severity,
   g.category,
@@ -57,4 +59,22 @@ CROSS JOIN limits l
 WHERE g.b >= l.min_batch
   AND g.m <= l.max_dim AND g.n <= l.max_dim AND g.k <= l.max_dim
   AND g.share_pct >= l.min_trace_share_pct
+)
+-- The contract's columns with their exact types (string expressions are Utf8View otherwise).
+SELECT arrow_cast(severity, 'Utf8') AS severity,
+       arrow_cast(category, 'Utf8') AS category,
+       arrow_cast(subject, 'Utf8') AS subject,
+       arrow_cast(metric, 'Utf8') AS metric,
+       CAST(value AS DOUBLE) AS value,
+       CAST(threshold AS DOUBLE) AS threshold,
+       arrow_cast(message, 'Utf8') AS message,
+       arrow_cast(action_a, 'Utf8') AS action_a,
+       arrow_cast(action_b, 'Utf8') AS action_b,
+       CAST(time_us AS DOUBLE) AS time_us,
+       CAST(category_share_pct AS DOUBLE) AS category_share_pct,
+       CAST(efficiency_pct AS DOUBLE) AS efficiency_pct,
+       CAST(op_rank AS BIGINT) AS op_rank,
+       arrow_cast(metrics, 'Utf8') AS metrics,
+       evidence_uids
+FROM findings
 ORDER BY op_rank, subject

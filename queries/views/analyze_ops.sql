@@ -38,7 +38,9 @@
 --   tflops_per_s, tb_per_s
 --                        summed FLOPs (bytes) over summed time of modelled instances
 --   bound                'compute' | 'memory' on the session platform; NULL without
---                        platform, model or a peak for the op's compute spec
+--                        platform, model or a peak for the op's compute spec, and for
+--                        instances that own memcpy / memset work (a host copy's rate
+--                        says nothing about the device's roofline)
 --   efficiency_pct       summed roofline time / summed time · 100 over the instances
 --                        that have one (NULL if none)
 --   compute_spec         the model's compute spec of the first modelled instance (e.g. matrix_bf16)
@@ -92,13 +94,13 @@ instances AS (
          m.gflops * 1e9 AS flops,
          m.data_mb * 1048576 AS bytes,
          CASE
-           WHEN m.uid IS NULL OR pf.platform IS NULL THEN NULL
+           WHEN m.uid IS NULL OR pf.platform IS NULL OR NOT o.compute_only THEN NULL
            WHEN m.gflops > 0 THEN roofline_time_us(m.gflops * 1e9, m.data_mb * 1048576,
                                                    pf.platform, m.compute_spec)
            WHEN m.data_mb > 0 THEN m.data_mb * 1048576 / (pf.memory_tb_s * 1e12) * 1e6
          END AS roofline_us,
          CASE
-           WHEN m.uid IS NULL OR pf.platform IS NULL THEN NULL
+           WHEN m.uid IS NULL OR pf.platform IS NULL OR NOT o.compute_only THEN NULL
            WHEN m.gflops > 0 THEN roofline_bound(m.gflops * 1e9, m.data_mb * 1048576,
                                                  pf.platform, m.compute_spec)
            WHEN m.data_mb > 0 THEN 'MEMORY_BOUND'
