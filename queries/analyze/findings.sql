@@ -5,7 +5,7 @@
 --
 -- findings_raw holds the rows of every rule of the catalog (`-- kind: rule`),
 -- with `rule` and `rule_version` added by `tracesql analyze`; outside analyze it
--- is empty. Contract: notes/ANALYZER-CONTRACT.md.
+-- is empty. Contract: queries/rules/README.md.
 -- Priority (first that holds):
 --   critical  severity 'critical', or op_rank <= 10 AND efficiency_pct < 30 AND
 --             category_share_pct > 15

@@ -6,7 +6,7 @@
 -- Idle time is the span (first GPU start to last GPU end) not covered by any
 -- linked GPU work, all streams pooled (view gpu_time_totals, as the gpu_timeline
 -- report counts it). Evidence: the kernels that end the 10 longest idle gaps.
--- Columns (contract in notes/ANALYZER-CONTRACT.md): metric idle_pct; threshold
+-- Columns (contract in queries/rules/README.md): metric idle_pct; threshold
 -- the level crossed (15 or 50); time_us the idle time, all of it removable.
 WITH t AS (SELECT * FROM gpu_time_totals),
 -- Each kernel with the latest end among the kernels that started before it.

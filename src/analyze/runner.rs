@@ -73,7 +73,7 @@ impl ColumnType {
     }
 }
 
-/// The contract's rule columns, in order (notes/ANALYZER-CONTRACT.md).
+/// The contract's rule columns, in order (queries/rules/README.md).
 const RULE_COLUMNS: [(&str, ColumnType); 15] = [
     ("severity", ColumnType::Varchar),
     ("category", ColumnType::Varchar),
