@@ -442,27 +442,9 @@ fn cli_unknown_platform_and_terminal_output() {
     assert!(stdout.contains("60.0%"), "{stdout}");
 }
 
-/// `../shared/conformance`, or None (with a note) when absent outside CI.
-fn conformance_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("TRACESQL_CONFORMANCE")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance"));
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    if std::env::var("CI").as_deref() == Ok("true") {
-        panic!("{} is missing, and CI=true requires it", dir.display());
-    }
-    eprintln!(
-        "skipped: {} not found (set TRACESQL_CONFORMANCE)",
-        dir.display()
-    );
-    None
-}
-
 #[test]
 fn report_sections_in_order_on_a_conformance_trace() {
-    let Some(data) = conformance_dir() else {
+    let Some(data) = common::conformance_dir() else {
         return;
     };
     let trace = data.join("traces/h100/gaunernst_bert-small-uncased__1016001.json.gz");

@@ -121,27 +121,9 @@ async fn fixtures_round_trip_every_table_and_report() {
     }
 }
 
-/// The conformance data directory, or None (with a note) when absent outside CI.
-fn conformance_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("TRACESQL_CONFORMANCE")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance"));
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    if std::env::var("CI").as_deref() == Ok("true") {
-        panic!("{} is missing, and CI=true requires it", dir.display());
-    }
-    eprintln!(
-        "skipped: {} not found (set TRACESQL_CONFORMANCE)",
-        dir.display()
-    );
-    None
-}
-
 #[tokio::test]
 async fn conformance_traces_round_trip_every_table_and_report() {
-    let Some(data) = conformance_dir() else {
+    let Some(data) = common::conformance_dir() else {
         return;
     };
     // A CUDA trace with host ops, and a GPU-only ROCm trace (other report set).

@@ -47,3 +47,23 @@ pub async fn rows(engine: &Engine, sql: &str) -> Vec<Vec<String>> {
     }
     out
 }
+
+/// The conformance data directory, or None (with a note) when absent outside CI.
+pub fn conformance_dir() -> Option<std::path::PathBuf> {
+    let dir = std::env::var_os("TRACESQL_CONFORMANCE")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance")
+        });
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    if std::env::var("CI").as_deref() == Ok("true") {
+        panic!("{} is missing, and CI=true requires it", dir.display());
+    }
+    eprintln!(
+        "skipped: {} not found (set TRACESQL_CONFORMANCE)",
+        dir.display()
+    );
+    None
+}
