@@ -8,8 +8,7 @@
 
 mod common;
 
-use std::io::Write as _;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use common::{engine_with, fixture};
 
@@ -44,7 +43,7 @@ fn close(a: f64, b: f64) -> bool {
 }
 
 /// `tracesql report FIXTURE --out DIR --only SHEET [args]`: the CSV's header and
-/// rows (naive split: the cells checked here hold no commas before them).
+/// rows.
 fn report_csv(sheet: &str, args: &[&str]) -> (Vec<String>, Vec<Vec<String>>) {
     let dir = tempfile::tempdir().expect("temp dir");
     let out = tracesql()
@@ -62,38 +61,22 @@ fn report_csv(sheet: &str, args: &[&str]) -> (Vec<String>, Vec<Vec<String>>) {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let text = std::fs::read_to_string(dir.path().join(format!("{sheet}.csv")))
+    let path = dir.path().join(format!("{sheet}.csv"));
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .from_path(&path)
         .unwrap_or_else(|e| panic!("{sheet}.csv: {e}"));
-    let mut reader = text.lines();
     let header: Vec<String> = reader
-        .next()
+        .headers()
         .expect("a header")
-        .split(',')
+        .iter()
         .map(String::from)
         .collect();
     let rows = reader
-        .map(|l| split_csv_line(l))
+        .records()
+        .map(|r| r.expect("a CSV row").iter().map(String::from).collect())
         .collect::<Vec<Vec<String>>>();
     (header, rows)
-}
-
-/// Splits one CSV line with `"`-quoted fields (`""` inside them).
-fn split_csv_line(line: &str) -> Vec<String> {
-    let mut fields = vec![String::new()];
-    let mut quoted = false;
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '"' if quoted && chars.peek() == Some(&'"') => {
-                chars.next();
-                fields.last_mut().expect("a field").push('"');
-            }
-            '"' => quoted = !quoted,
-            ',' if !quoted => fields.push(String::new()),
-            c => fields.last_mut().expect("a field").push(c),
-        }
-    }
-    fields
 }
 
 fn cell<'a>(header: &[String], row: &'a [String], column: &str) -> &'a str {
@@ -241,37 +224,16 @@ async fn platform_detected_from_device_properties() {
 
 #[test]
 fn set_platform_in_a_query_session() {
-    let state = tempfile::tempdir().expect("temp dir");
-    let mut child = tracesql()
-        .arg("repl")
-        .arg(fixture("basic_linear.json"))
-        .arg("--platform")
-        .arg("none")
-        .env("XDG_STATE_HOME", state.path())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start tracesql");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(
-            b".format csv\n\
-              SELECT coalesce(platform, 'unset') AS p FROM session_platform;\n\
-              SET platform = 'MI300X';\n\
-              SELECT platform AS p FROM session_platform;\n\
-              SELECT \"Roofline Time (\xc2\xb5s)\" AS t FROM perf_metrics WHERE name = 'aten::addmm';\n",
-        )
-        .expect("write stdin");
-    let out = child.wait_with_output().expect("wait");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}{}",
-        String::from_utf8_lossy(&out.stderr)
+    let trace = fixture("basic_linear.json");
+    let (stdout, stderr, code) = common::repl_piped(
+        &[&trace, "--platform", "none"],
+        ".format csv\n\
+         SELECT coalesce(platform, 'unset') AS p FROM session_platform;\n\
+         SET platform = 'MI300X';\n\
+         SELECT platform AS p FROM session_platform;\n\
+         SELECT \"Roofline Time (\u{b5}s)\" AS t FROM perf_metrics WHERE name = 'aten::addmm';\n",
     );
+    assert_eq!(code, 0, "{stdout}{stderr}");
     assert!(stdout.contains("p\nunset\n"), "{stdout}");
     assert!(stdout.contains("p\nMI300X\n"), "{stdout}");
     let (time_us, _) = roofline_by_hand(MI300X_MATRIX_BF16, MI300X_TB_S);

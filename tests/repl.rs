@@ -3,14 +3,13 @@
 
 mod common;
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 use rexpect::reader::Options;
 use rexpect::session::PtySession;
 
-use common::fixture;
+use common::{fixture, repl_piped as piped};
 
 const PROMPT: &str = "tracesql> ";
 
@@ -134,32 +133,6 @@ fn bare_trace_argument_opens_the_repl_and_quit_leaves() {
     run(&mut s, "SELECT 'a' AS x, 2 AS y;", "a,2");
     s.send_line(".quit").expect("send");
     s.exp_eof().expect("exit");
-}
-
-/// Runs `tracesql repl ARGS` with `input` on standard input.
-fn piped(args: &[&str], input: &str) -> (String, String, i32) {
-    let state = tempfile::tempdir().expect("temp dir");
-    let mut child = tracesql()
-        .arg("repl")
-        .args(args)
-        .env("XDG_STATE_HOME", state.path())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start tracesql");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(input.as_bytes())
-        .expect("write stdin");
-    let out = child.wait_with_output().expect("wait");
-    (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-        out.status.code().unwrap_or(-1),
-    )
 }
 
 #[test]

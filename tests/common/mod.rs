@@ -67,3 +67,25 @@ pub fn conformance_dir() -> Option<std::path::PathBuf> {
     );
     None
 }
+
+/// Runs `tracesql repl ARGS` with `input` on standard input.
+pub fn repl_piped(args: &[&str], input: &str) -> (String, String, i32) {
+    let state = tempfile::tempdir().expect("temp dir");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_tracesql"))
+        .arg("repl")
+        .args(args)
+        .env("XDG_STATE_HOME", state.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start tracesql");
+    std::io::Write::write_all(&mut child.stdin.take().expect("stdin"), input.as_bytes())
+        .expect("write stdin");
+    let out = child.wait_with_output().expect("wait");
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.code().unwrap_or(-1),
+    )
+}
