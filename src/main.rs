@@ -193,14 +193,21 @@ fn run(cli: Cli) -> Result<(), Error> {
             file,
             format,
         } => {
-            let sql = match (sql, file) {
-                (Some(sql), _) => sql,
-                (None, Some(path)) => std::fs::read_to_string(&path)
-                    .map_err(|e| Error::Usage(format!("{path}: cannot read SQL file: {e}")))?,
+            let (sql, sql_file) = match (sql, file) {
+                (Some(sql), _) => (sql, None),
+                (None, Some(path)) => (
+                    std::fs::read_to_string(&path)
+                        .map_err(|e| Error::Usage(format!("{path}: cannot read SQL file: {e}")))?,
+                    Some(path),
+                ),
                 (None, None) => return Err(Error::Usage("give the SQL with -e or -f".into())),
             };
             let engine = load_all(&traces, &catalog)?;
-            query(&engine, &sql, format)
+            // A failing SQL file is named in the error, as bad input files are.
+            query(&engine, &sql, format).map_err(|e| match (e, sql_file) {
+                (Error::Query(msg), Some(path)) => Error::Query(format!("{path}: {msg}")),
+                (e, _) => e,
+            })
         }
         Command::Tables { traces } => {
             let engine = load_all(&traces, &catalog)?;

@@ -671,6 +671,16 @@ fn sql_syntax_error() {
 }
 
 #[test]
+fn sql_file_error_names_the_file() {
+    let dir = tempfile::tempdir().expect("create temp dir");
+    let file = dir.path().join("broken.sql");
+    std::fs::write(&file, "SELEC count(*) FROM events").expect("write SQL file");
+    let path = file.to_str().expect("utf-8 path");
+    let run = spawn(BIN, &["query", FIXTURE, "-f", path], None);
+    assert_query_error(&run, &format!("{path}: SQL error"));
+}
+
+#[test]
 fn sql_unknown_table() {
     let run = spawn(
         BIN,
