@@ -15,6 +15,7 @@ pub mod model;
 pub mod output;
 pub mod repl;
 pub mod report;
+pub mod timing;
 pub mod tree;
 
 /// Errors at the top of the tool, each with the exit code the CLI uses.

@@ -6,8 +6,9 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use tracesql::catalog::Catalog;
+use tracesql::engine::reopen::is_directory;
 use tracesql::engine::{load_input, Engine, LoadedTrace};
-use tracesql::export::{export_parquet, load_described, ExportOptions, TraceInfo};
+use tracesql::export::{export_parquet, load_described, stored_reports, ExportOptions, TraceInfo};
 use tracesql::model::{table_doc, TABLES};
 use tracesql::output::report_csv::{write_csv, write_markdown};
 use tracesql::output::{write_batches, Format};
@@ -92,6 +93,11 @@ enum Command {
         /// Terminal format when printing reports (with --only or without --out).
         #[arg(long, value_enum, default_value_t = ReportFormat::Table)]
         format: ReportFormat,
+        /// With an export directory: run the reports over its tables even when the
+        /// reports it stores are current (by default those are reused when they
+        /// were made by this tracesql with the same queries and platform).
+        #[arg(long)]
+        recompute: bool,
     },
     /// Run the analyzer's rules and write a prioritized standalone analysis: the
     /// recommendations on the terminal, or the full report with --out.
@@ -230,12 +236,18 @@ fn run(cli: Cli) -> Result<(), Error> {
             xlsx,
             only,
             format,
+            recompute,
         } => {
             let outputs = ReportOutputs {
                 csv_dir: out.as_deref(),
                 xlsx: xlsx.as_deref(),
             };
-            report(&traces, &catalog, outputs, only.as_deref(), format)
+            let options = ReportOptions {
+                only: only.as_deref(),
+                format,
+                recompute,
+            };
+            report(&traces, &catalog, outputs, options)
         }
         Command::Analyze { traces, out } => analyze(&traces, &catalog, out.as_deref()),
         Command::Export {
@@ -318,6 +330,7 @@ fn load_all(paths: &[String], catalog: &Catalog) -> Result<Engine, Error> {
     }
     let mut traces = Vec::new();
     for path in paths {
+        let _timing = tracesql::timing::Phase::start(&format!("load {path}"));
         traces.extend(load_input(path)?);
     }
     engine_with(traces, catalog)
@@ -343,75 +356,132 @@ struct ReportOutputs<'a> {
     xlsx: Option<&'a std::path::Path>,
 }
 
+#[derive(Clone, Copy)]
+struct ReportOptions<'a> {
+    only: Option<&'a [String]>,
+    format: ReportFormat,
+    /// Never reuse the reports an export directory stores.
+    recompute: bool,
+}
+
 fn report(
     traces: &[String],
     catalog: &Catalog,
     outputs: ReportOutputs,
-    only: Option<&[String]>,
-    format: ReportFormat,
+    options: ReportOptions,
 ) -> Result<(), Error> {
     let rt = runtime()?;
     let to_files = outputs.csv_dir.is_some() || outputs.xlsx.is_some();
+    let summary: Vec<String> = ["gpu_timeline", "ops_summary"]
+        .iter()
+        .filter(|n| catalog.get(n).is_some())
+        .map(|n| n.to_string())
+        .collect();
+    let selection = if to_files || options.only.is_some() {
+        options.only
+    } else {
+        Some(summary.as_slice())
+    };
     for path in traces {
+        if is_directory(path) && !options.recompute {
+            let stored = stored_reports(path, catalog, selection, &apply_platform_options)?;
+            if let Some(stored) = stored {
+                let several = traces.len() > 1 || stored.len() > 1;
+                for (info, sheets) in stored {
+                    let platform = (!info.platform.is_empty()).then(|| info.platform.clone());
+                    let done = Reported {
+                        name: &info.name.clone(),
+                        info: Some(&info),
+                        platform: platform.as_deref(),
+                        sheets: &sheets,
+                        several,
+                    };
+                    emit_reports(done, outputs, options)?;
+                }
+                continue;
+            }
+        }
         // An export directory may hold several traces; the workbook's about sheet
         // needs each one's provenance.
+        let timing = tracesql::timing::Phase::start(&format!("load {path}"));
         let loaded: Vec<(LoadedTrace, Option<TraceInfo>)> = if outputs.xlsx.is_some() {
             let described = load_described(path)?;
             described.into_iter().map(|(t, i)| (t, Some(i))).collect()
         } else {
             load_input(path)?.into_iter().map(|t| (t, None)).collect()
         };
+        drop(timing);
         let several = traces.len() > 1 || loaded.len() > 1;
         for (trace, info) in loaded {
             // Reports are per trace: each trace gets a session of its own.
             let engine = engine_with(vec![trace], catalog)?;
             let name = engine.trace_names().first().cloned().unwrap_or_default();
-            let summary: Vec<String> = ["gpu_timeline", "ops_summary"]
-                .iter()
-                .filter(|n| catalog.get(n).is_some())
-                .map(|n| n.to_string())
-                .collect();
-            let selection = if to_files || only.is_some() {
-                only
-            } else {
-                Some(summary.as_slice())
-            };
             let sheets = rt.block_on(run_reports(&engine, selection))?;
-            if let Some(dir) = outputs.csv_dir {
-                let dir = if several {
-                    dir.join(&name)
-                } else {
-                    dir.to_path_buf()
-                };
-                write_csv_dir(&dir, &sheets)?;
-                eprintln!(
-                    "{name}: wrote {} reports to {}",
-                    sheets.len(),
-                    dir.display()
-                );
-            }
-            if let (Some(file), Some(info)) = (outputs.xlsx, &info) {
-                let file = if several {
-                    per_trace_file(file, &name)
-                } else {
-                    file.to_path_buf()
-                };
-                write_xlsx(&file, info, engine.platform().as_deref(), &sheets)?;
-                eprintln!(
-                    "{name}: wrote {} sheets to {}",
-                    sheets.len() + 1,
-                    file.display()
-                );
-            }
-            if !to_files {
-                print_sheets(&name, &sheets, format, only.is_none())?;
-            }
+            let platform = engine.platform();
+            let done = Reported {
+                name: &name,
+                info: info.as_ref(),
+                platform: platform.as_deref(),
+                sheets: &sheets,
+                several,
+            };
+            emit_reports(done, outputs, options)?;
         }
     }
     Ok(())
 }
 
-/// `out/perf_report.xlsx` → `out/perf_report_<trace>.xlsx`.
+/// One trace's reports, computed or read from an export.
+struct Reported<'a> {
+    name: &'a str,
+    /// Provenance (for the workbook's about sheet), when the output needs it.
+    info: Option<&'a TraceInfo>,
+    platform: Option<&'a str>,
+    sheets: &'a [Sheet],
+    /// Several traces in this run: each gets its own directory / workbook.
+    several: bool,
+}
+
+/// Writes one trace's reports where `outputs` say, or prints them.
+fn emit_reports(
+    done: Reported,
+    outputs: ReportOutputs,
+    options: ReportOptions,
+) -> Result<(), Error> {
+    let name = done.name;
+    let _timing = tracesql::timing::Phase::start("write reports");
+    if let Some(dir) = outputs.csv_dir {
+        let dir = if done.several {
+            dir.join(name)
+        } else {
+            dir.to_path_buf()
+        };
+        write_csv_dir(&dir, done.sheets)?;
+        eprintln!(
+            "{name}: wrote {} reports to {}",
+            done.sheets.len(),
+            dir.display()
+        );
+    }
+    if let (Some(file), Some(info)) = (outputs.xlsx, done.info) {
+        let file = if done.several {
+            per_trace_file(file, name)
+        } else {
+            file.to_path_buf()
+        };
+        write_xlsx(&file, info, done.platform, done.sheets)?;
+        eprintln!(
+            "{name}: wrote {} sheets to {}",
+            done.sheets.len() + 1,
+            file.display()
+        );
+    }
+    if outputs.csv_dir.is_none() && outputs.xlsx.is_none() {
+        print_sheets(name, done.sheets, options.format, options.only.is_none())?;
+    }
+    Ok(())
+}
+
 fn per_trace_file(file: &std::path::Path, trace: &str) -> std::path::PathBuf {
     let stem = file.file_stem().unwrap_or_default().to_string_lossy();
     let ext = file

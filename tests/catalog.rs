@@ -268,3 +268,94 @@ fn report_without_out_prints_timeline_and_top_ops() {
         "{text}"
     );
 }
+
+/// A user catalog: the shipped queries plus `(file name, SQL with header)` files.
+fn catalog_with(files: &[(&str, &str)]) -> (tempfile::TempDir, Catalog) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for (name, text) in files {
+        write(&dir.path().join(name), text);
+    }
+    let catalog = Catalog::with_user_dir(dir.path()).expect("user queries parse");
+    (dir, catalog)
+}
+
+fn view_file(name: &str, sql: &str) -> String {
+    format!(
+        "-- name: {name}\n-- version: 1\n-- kind: view\n-- description: test view {name}\n{sql}\n"
+    )
+}
+
+/// Views are computed once and kept, but a table registered later (another
+/// trace added) makes every view reading it, also through another view, compute
+/// again: no stale rows.
+#[tokio::test]
+async fn views_follow_the_tables_they_read() {
+    let count = view_file("kernel_count", "SELECT count(*) AS n FROM kernels");
+    let twice = view_file("kernel_count_twice", "SELECT 2 * n AS n2 FROM kernel_count");
+    let (_dir, catalog) = catalog_with(&[("a.sql", &count), ("b.sql", &twice)]);
+    let mut engine = Engine::with_catalog(catalog);
+    let first = load_trace(&fixture("basic_linear.json")).expect("fixture");
+    engine.add(first).expect("add");
+    engine.register_views().await.expect("views");
+    let one = kernel_rows(&engine).await;
+    let twice_one = rows(&engine, "SELECT n2 FROM kernel_count_twice").await;
+    assert_eq!(twice_one, vec![vec![(2 * one).to_string()]]);
+
+    let second = load_trace(&fixture("gpu_only.json")).expect("fixture");
+    engine.add(second).expect("add");
+    let both = kernel_rows(&engine).await;
+    assert!(both > one);
+    let twice_both = rows(&engine, "SELECT n2 FROM kernel_count_twice").await;
+    assert_eq!(twice_both, vec![vec![(2 * both).to_string()]]);
+    let direct = rows(&engine, "SELECT n FROM kernel_count").await;
+    assert_eq!(direct, vec![vec![both.to_string()]]);
+}
+
+async fn kernel_rows(engine: &Engine) -> i64 {
+    let n = rows(engine, "SELECT count(*) FROM kernels").await;
+    n[0][0].parse().expect("a count")
+}
+
+/// A view that names itself (directly or through another) is an error naming
+/// it, not a hang; a view that does not plan fails the queries using it with its
+/// file named, and `check_views` finds it without a query.
+#[tokio::test]
+async fn broken_views_fail_with_their_file() {
+    let looped = view_file("loop_a", "SELECT * FROM loop_b");
+    let other = view_file("loop_b", "SELECT * FROM loop_a");
+    let broken = view_file("broken_view", "SELECT no_such_column FROM kernels");
+    let (_dir, catalog) = catalog_with(&[
+        ("loop_a.sql", &looped),
+        ("loop_b.sql", &other),
+        ("broken_view.sql", &broken),
+    ]);
+    let mut engine = Engine::with_catalog(catalog);
+    engine
+        .add(load_trace(&fixture("basic_linear.json")).expect("fixture"))
+        .expect("add");
+    engine
+        .register_views()
+        .await
+        .expect("nothing is planned yet");
+    let e = engine
+        .run_sql("SELECT * FROM loop_a")
+        .await
+        .expect_err("a cycle");
+    assert!(e.to_string().contains("refers to itself"), "{e}");
+    let e = engine
+        .run_sql("SELECT count(*) FROM broken_view")
+        .await
+        .expect_err("a bad column");
+    let message = e.to_string();
+    assert!(
+        message.contains("broken_view.sql") && message.contains("no_such_column"),
+        "{message}"
+    );
+    // Unrelated queries and views still work.
+    assert_eq!(
+        rows(&engine, "SELECT count(*) FROM gemm_ops").await[0][0],
+        "1"
+    );
+    let e = engine.check_views().await.expect_err("two broken views");
+    assert!(e.to_string().contains(".sql"), "{e}");
+}

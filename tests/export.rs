@@ -558,3 +558,165 @@ async fn workbook_has_tracelens_sheets_with_numbers() {
         );
     }
 }
+
+/// Every `<sheet>.csv` of a `report --out` directory, by file name.
+fn csv_files(dir: &Path) -> BTreeMap<String, String> {
+    std::fs::read_dir(dir)
+        .expect("report directory")
+        .map(|entry| {
+            let path = entry.expect("entry").path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read_to_string(&path).expect("csv"))
+        })
+        .collect()
+}
+
+fn tracesql_ok(args: &[&str]) -> String {
+    let output = Command::new(BIN).args(args).output().expect("run");
+    assert!(
+        output.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// Two CSV texts with the same cells; numbers may differ in the last bits
+/// (parallel sums add up in varying order), by 1e-9 relative at most.
+fn assert_same_csv(label: &str, a: &str, b: &str) {
+    let cells = |text: &str| -> Vec<Vec<String>> {
+        csv::ReaderBuilder::new()
+            .has_headers(false)
+            .from_reader(text.as_bytes())
+            .records()
+            .map(|r| r.expect("a CSV record").iter().map(str::to_string).collect())
+            .collect()
+    };
+    let (a, b) = (cells(a), cells(b));
+    assert_eq!(a.len(), b.len(), "{label}: rows");
+    for (row, (x, y)) in a.iter().zip(&b).enumerate() {
+        assert_eq!(x.len(), y.len(), "{label}: row {row} columns");
+        for (p, q) in x.iter().zip(y) {
+            let close = match (p.parse::<f64>(), q.parse::<f64>()) {
+                (Ok(u), Ok(v)) => u == v || (u - v).abs() <= 1e-9 * u.abs().max(v.abs()),
+                _ => p == q,
+            };
+            assert!(close, "{label}: row {row}: {p} vs {q}");
+        }
+    }
+}
+
+/// `report DIR` writes the same CSVs as `report TRACE`, whether it reuses the
+/// reports the export stores or recomputes them from the exported tables.
+fn assert_stored_reports_match(trace: &str) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let export = dir.path().join("export");
+    let export = export.to_str().unwrap();
+    tracesql_ok(&["export", trace, "--parquet", export]);
+    let out = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    tracesql_ok(&["report", trace, "--out", &out("from_trace")]);
+    tracesql_ok(&["report", export, "--out", &out("stored")]);
+    tracesql_ok(&["report", export, "--recompute", "--out", &out("recomputed")]);
+    let expected = csv_files(Path::new(&out("from_trace")));
+    assert!(expected.len() >= 5, "{trace}: {:?}", expected.keys());
+    for other in ["stored", "recomputed"] {
+        let got = csv_files(Path::new(&out(other)));
+        assert_eq!(
+            expected.keys().collect::<Vec<_>>(),
+            got.keys().collect::<Vec<_>>(),
+            "{trace}: {other} sheets"
+        );
+        for (name, text) in &expected {
+            assert_same_csv(&format!("{trace}: {other} {name}"), text, &got[name]);
+        }
+    }
+}
+
+#[test]
+fn report_from_an_export_matches_the_trace_stored_or_recomputed() {
+    assert_stored_reports_match(&fixture("basic_linear.json"));
+    if let Some(data) = common::conformance_dir() {
+        let trace = data.join("traces/h100/gaunernst_bert-small-uncased__1016001.json.gz");
+        assert_stored_reports_match(trace.to_str().unwrap());
+    }
+}
+
+/// The stored reports are reused only while a session opened now would compute
+/// the same: a changed query, platform or an export without a fingerprint
+/// recompute them. (A stored sheet is swapped for another one's file, so the
+/// output tells which path was taken.)
+#[test]
+fn stored_reports_are_reused_only_while_current() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let trace = fixture("basic_linear.json");
+    let export = dir.path().join("export");
+    let exp = export.to_str().unwrap();
+    tracesql_ok(&["export", &trace, "--parquet", exp]);
+    std::fs::copy(
+        export.join("reports/kernel_summary/part-0.parquet"),
+        export.join("reports/gpu_timeline/part-0.parquet"),
+    )
+    .expect("swap a stored report");
+    let timeline = |extra: &[&str]| {
+        let mut args = vec!["report", exp, "--only", "gpu_timeline", "--format", "csv"];
+        args.extend_from_slice(extra);
+        tracesql_ok(&args)
+    };
+    let header = |csv: &str| csv.lines().nth(1).unwrap_or_default().to_string();
+    let computed = header(&tracesql_ok(&[
+        "report",
+        &trace,
+        "--only",
+        "gpu_timeline",
+        "--format",
+        "csv",
+    ]));
+    assert!(computed.starts_with("type,time ms"), "{computed}");
+    let swapped = header(&tracesql_ok(&[
+        "report",
+        &trace,
+        "--only",
+        "kernel_summary",
+        "--format",
+        "csv",
+    ]));
+    assert_ne!(computed, swapped);
+
+    // Current: the stored file is what is shown.
+    assert_eq!(header(&timeline(&[])), swapped);
+    // Asked to recompute, or a platform the export was not made with: computed.
+    assert_eq!(header(&timeline(&["--recompute"])), computed);
+    assert_eq!(header(&timeline(&["--platform", "MI300X"])), computed);
+    // A user query the reports read (here: a view) changes the fingerprint.
+    let queries = dir.path().join("queries");
+    std::fs::create_dir(&queries).unwrap();
+    let shipped = tracesql_ok(&["queries", "show", "linked_kernels"]);
+    std::fs::write(
+        queries.join("linked_kernels.sql"),
+        format!(
+            "-- name: linked_kernels\n-- version: 2\n-- kind: view\n\
+             -- description: the shipped view, reformatted\n{shipped}\n"
+        ),
+    )
+    .unwrap();
+    let with_queries = tracesql_ok(&[
+        "--queries",
+        queries.to_str().unwrap(),
+        "report",
+        exp,
+        "--only",
+        "gpu_timeline",
+        "--format",
+        "csv",
+    ]);
+    assert_eq!(header(&with_queries), computed);
+    // An export written before fingerprints were recorded: computed.
+    let manifest_path = export.join(MARKER);
+    let mut manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&manifest_path).unwrap()).unwrap();
+    for trace in manifest["traces"].as_array_mut().unwrap() {
+        trace.as_object_mut().unwrap().remove("reports_fingerprint");
+    }
+    std::fs::write(&manifest_path, manifest.to_string()).unwrap();
+    assert_eq!(header(&timeline(&[])), computed);
+}

@@ -91,18 +91,12 @@ pub struct Analysis {
     pub peaks: Table,
 }
 
-/// Views that most rules and sections read: computed once per analysis and held
-/// as tables under the same names, so that each query does not recompute them.
-pub const MATERIALIZED: [&str; 2] = ["gpu_time_totals", "analyze_ops"];
-
 /// Runs the rules and the report's queries over the engine's (one) trace.
 ///
-/// The session is the analysis's own afterwards: [`MATERIALIZED`] views are
-/// replaced by tables of their rows, and `findings_raw` holds the findings.
+/// The views most rules and sections read (`gpu_time_totals`, `analyze_ops`)
+/// are computed once for all of them (the session's views are kept once read,
+/// see [`crate::engine`]); `findings_raw` holds the findings afterwards.
 pub async fn analyze(engine: &Engine) -> Result<Analysis, Error> {
-    for name in MATERIALIZED {
-        materialize(engine, name).await?;
-    }
     let rules = runner::run_rules(engine).await?;
     let mut tables = Vec::new();
     for name in SECTION_QUERIES {
@@ -121,27 +115,6 @@ pub async fn analyze(engine: &Engine) -> Result<Analysis, Error> {
         category_ops: next(),
         peaks: next(),
     })
-}
-
-/// Replaces view `name` by a table holding its rows (if the session has it).
-async fn materialize(engine: &Engine, name: &str) -> Result<(), Error> {
-    let ctx = engine.context();
-    if !ctx.table_exist(name).map_err(Error::query)? {
-        return Ok(());
-    }
-    let fail = |e: &dyn std::fmt::Display| Error::query(format!("view {name}: {e}"));
-    let frame = ctx
-        .sql(&format!("SELECT * FROM {name}"))
-        .await
-        .map_err(|e| fail(&e))?;
-    let schema = std::sync::Arc::new(frame.schema().as_arrow().clone());
-    let batches = frame.collect().await.map_err(|e| fail(&e))?;
-    let table =
-        datafusion::datasource::MemTable::try_new(schema, vec![batches]).map_err(|e| fail(&e))?;
-    ctx.deregister_table(name).map_err(|e| fail(&e))?;
-    ctx.register_table(name, std::sync::Arc::new(table))
-        .map_err(|e| fail(&e))?;
-    Ok(())
 }
 
 /// Runs a section query from its SQL text, so that it reads the `findings_raw`

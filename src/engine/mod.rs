@@ -3,6 +3,7 @@
 pub mod drilldown;
 pub mod platform;
 pub mod reopen;
+mod views;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -101,6 +102,8 @@ pub struct Engine {
     platforms: platform::PlatformState,
     /// The call trees the drill-down table functions walk.
     forest: drilldown::Forest,
+    /// The default schema: tables, and the catalog's views computed on demand.
+    schema: Arc<views::CatalogSchema>,
 }
 
 impl Default for Engine {
@@ -120,6 +123,10 @@ impl Engine {
     /// An engine using `catalog` for its views, categories, reports and rules.
     pub fn with_catalog(catalog: Catalog) -> Self {
         let ctx = SessionContext::new();
+        let schema = Arc::new(views::CatalogSchema::default());
+        schema.attach(ctx.state_weak_ref());
+        schema.set_views(catalog.iter().filter(|q| q.kind.is_view()));
+        install_schema(&ctx, Arc::clone(&schema) as _);
         tracesql_udfs::register_all(&ctx);
         let forest = drilldown::Forest::default();
         drilldown::register(&ctx, &forest);
@@ -130,6 +137,7 @@ impl Engine {
             trace_names: Vec::new(),
             platforms: platform::PlatformState::default(),
             forest,
+            schema,
         };
         // Built from constant data: a failure here is a bug, not bad input.
         engine
@@ -156,6 +164,20 @@ impl Engine {
     /// Sets the platform roofline columns use (`--platform`, `SET platform = ...`).
     pub fn set_platform(&self, name: Option<&str>) -> Result<(), DataFusionError> {
         self.platforms.set(&self.ctx, name)
+    }
+
+    /// Takes the platform from a trace's `trace_meta` (its `deviceProperties`),
+    /// unless one was chosen: what adding the trace does, without its tables.
+    pub fn detect_platform(&self, trace_meta: &RecordBatch) -> Result<(), DataFusionError> {
+        match platform::meta_value(trace_meta, "deviceProperties") {
+            Some(devices) => self.platforms.detect(&self.ctx, &devices),
+            None => Ok(()),
+        }
+    }
+
+    /// Every platform the session knows (built-in plus `--platforms`).
+    pub fn platform_list(&self) -> Arc<Vec<tracesql_udfs::roofline::Platform>> {
+        self.platforms.list()
     }
 
     /// The session's platform, if one is set or was detected from a trace.
@@ -194,9 +216,7 @@ impl Engine {
                 tree_tables.insert(table, batch.clone());
             }
             if table == "trace_meta" {
-                if let Some(devices) = platform::meta_value(&batch, "deviceProperties") {
-                    self.platforms.detect(&self.ctx, &devices)?;
-                }
+                self.detect_platform(&batch)?;
             }
             self.batches.entry(table).or_default().push(batch);
         }
@@ -226,27 +246,24 @@ impl Engine {
         Ok(())
     }
 
-    /// (Re)creates the catalog's views and categories over the current tables.
+    /// Makes the catalog's views and categories available over the current
+    /// tables, forgetting rows computed before.
     ///
-    /// Views are planned when created, so they are made again after tables change;
-    /// a view that refers to another not made yet is retried after the others.
+    /// Nothing is planned here: a view is planned when a query first names it and
+    /// computed once, when first read (see [`views`]); a table registered later
+    /// makes the views reading it compute again. So this is cheap, and a view with
+    /// an error fails the queries that use it, naming its file.
     pub async fn register_views(&self) -> Result<(), DataFusionError> {
-        let mut pending: Vec<&Query> = self.catalog.iter().filter(|q| q.kind.is_view()).collect();
-        while !pending.is_empty() {
-            let mut failed = Vec::new();
-            let mut last_error = None;
-            for query in &pending {
-                let sql = format!("CREATE OR REPLACE VIEW {} AS {}", query.name, query.sql);
-                if let Err(e) = self.run_sql(&sql).await {
-                    failed.push(*query);
-                    last_error = Some((query.origin.to_string(), e));
-                }
-            }
-            if failed.len() == pending.len() {
-                let (origin, e) = last_error.expect("a view failed");
-                return Err(DataFusionError::Plan(format!("{origin}: {e}")));
-            }
-            pending = failed;
+        self.schema
+            .set_views(self.catalog.iter().filter(|q| q.kind.is_view()));
+        Ok(())
+    }
+
+    /// Plans every view of the catalog (what `register_views` used to do up
+    /// front): the first error, naming the view's file, if one does not plan.
+    pub async fn check_views(&self) -> Result<(), DataFusionError> {
+        for query in self.catalog.iter().filter(|q| q.kind.is_view()) {
+            self.ctx.table_provider(query.name.as_str()).await?;
         }
         Ok(())
     }
@@ -297,6 +314,16 @@ impl Engine {
             results.push(frame.collect().await?);
         }
         Ok(results)
+    }
+}
+
+/// Makes `schema` the session's default schema (`datafusion.public`).
+fn install_schema(ctx: &SessionContext, schema: Arc<dyn datafusion::catalog::SchemaProvider>) {
+    let state = ctx.state();
+    let names = &state.config_options().catalog;
+    // The default catalog always exists in a new session.
+    if let Some(catalog) = ctx.catalog(&names.default_catalog) {
+        let _ = catalog.register_schema(&names.default_schema, schema);
     }
 }
 

@@ -10,6 +10,7 @@ use std::fs::File;
 use std::path::Path;
 
 use datafusion::arrow::compute::concat_batches;
+use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
@@ -106,6 +107,32 @@ fn read_trace(dir: &str, trace: &ExportedTrace) -> Result<LoadedTrace, IngestErr
         name: trace.info.name.clone(),
         tables,
     })
+}
+
+/// One table of one trace of the export at `dir`, as a single batch.
+pub fn read_trace_table(
+    dir: &str,
+    trace: &ExportedTrace,
+    doc: &TableDoc,
+) -> Result<RecordBatch, IngestError> {
+    let root = Path::new(dir);
+    let path = Manifest::data_file(root, "tables", doc.name, trace);
+    read_table(&path, doc).map_err(|e| {
+        let shown = path.strip_prefix(root).unwrap_or(&path);
+        fail(dir, format!("{}: {e}", shown.display()))
+    })
+}
+
+/// A Parquet file's schema (as written, from its embedded Arrow schema) and rows.
+pub fn read_parquet(path: &Path) -> Result<(SchemaRef, Vec<RecordBatch>), String> {
+    let file = File::open(path).map_err(|e| e.to_string())?;
+    let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| e.to_string())?;
+    let schema = builder.schema().clone();
+    let reader = builder.build().map_err(|e| e.to_string())?;
+    let batches = reader
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| e.to_string())?;
+    Ok((schema, batches))
 }
 
 /// One table file as a single batch of the documented schema.

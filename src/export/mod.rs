@@ -18,6 +18,9 @@
 //! half of either.
 
 pub mod redact;
+mod stored;
+
+pub use stored::stored_reports;
 
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
@@ -34,7 +37,7 @@ use crate::engine::{load_trace, reopen, Engine, LoadedTrace};
 use crate::ingest::{IngestError, Problem};
 use crate::model::{table_doc, SCHEMA_VERSION};
 use crate::output::{atomic, parquet};
-use crate::report::{run_reports, Sheet};
+use crate::report::{fingerprint, run_reports, Sheet};
 use crate::Error;
 
 /// The manifest's file name inside an export directory.
@@ -72,6 +75,11 @@ pub struct ExportedTrace {
     pub tables: Vec<ExportedFile>,
     /// Every report written, in catalog order.
     pub reports: Vec<ExportedReport>,
+    /// The [`crate::report::fingerprint`] of the session that ran the reports:
+    /// `report DIR` reuses them when its session has the same (empty in exports
+    /// written before it was recorded: those reports are always recomputed).
+    #[serde(default)]
+    pub reports_fingerprint: String,
 }
 
 /// A table in an export.
@@ -393,6 +401,7 @@ async fn export_trace(
         info,
         tables: Vec::new(),
         reports: Vec::new(),
+        reports_fingerprint: fingerprint(&engine),
     };
     let common = file_metadata(&exported.info);
     let mut jobs = Vec::new();

@@ -10,7 +10,7 @@ use std::path::Path;
 
 use datafusion::arrow::record_batch::RecordBatch;
 
-use crate::catalog::{Query, QueryKind};
+use crate::catalog::{Catalog, Query, QueryKind};
 use crate::engine::Engine;
 use crate::export::TraceInfo;
 use crate::model::SCHEMA_VERSION;
@@ -46,10 +46,13 @@ impl Query {
     }
 }
 
-/// Runs the reports (all, or those named in `only` by sheet or query name) whose
-/// `-- when:` condition holds, in catalog order.
-pub async fn run_reports(engine: &Engine, only: Option<&[String]>) -> Result<Vec<Sheet>, Error> {
-    let reports = engine.catalog().of_kind(QueryKind::Report);
+/// The catalog's reports selected by `only` (sheet or query names; all when
+/// None), in catalog order; a name that is no report is an error.
+pub fn selected_reports<'a>(
+    catalog: &'a Catalog,
+    only: Option<&[String]>,
+) -> Result<Vec<&'a Query>, Error> {
+    let reports = catalog.of_kind(QueryKind::Report);
     if let Some(names) = only {
         for name in names {
             let known = reports.iter().any(|q| q.name == *name || q.sheet() == name);
@@ -60,15 +63,57 @@ pub async fn run_reports(engine: &Engine, only: Option<&[String]>) -> Result<Vec
             }
         }
     }
+    Ok(reports
+        .into_iter()
+        .filter(|q| only.is_none_or(|names| names.iter().any(|n| *n == q.name || n == q.sheet())))
+        .collect())
+}
+
+/// What the reports' results depend on besides the trace's tables: the tracesql
+/// version, every view, category and report of the catalog (headers and SQL),
+/// the platform list and the session's platform, hashed (SHA-256, hex).
+///
+/// An export stores its reports with the fingerprint of the session that ran
+/// them; `report DIR` reuses them only when its own session has the same one, so
+/// a changed query (`--queries`), platform or tracesql computes them afresh.
+pub fn fingerprint(engine: &Engine) -> String {
+    use sha2::{Digest, Sha256};
+    let mut hash = Sha256::new();
+    let mut add = |text: &str| {
+        hash.update((text.len() as u64).to_le_bytes());
+        hash.update(text.as_bytes());
+    };
+    add(concat!("tracesql ", env!("CARGO_PKG_VERSION")));
+    for query in engine
+        .catalog()
+        .iter()
+        .filter(|q| q.kind.is_view() || q.kind == QueryKind::Report)
+    {
+        add(&query.name);
+        add(query.kind.as_str());
+        add(&query.version.to_string());
+        for (key, value) in &query.extra {
+            add(key);
+            add(value);
+        }
+        add(&query.sql);
+    }
+    add(&format!("{:?}", engine.platform_list()));
+    add(engine.platform().as_deref().unwrap_or(""));
+    hash.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Runs the reports (all, or those named in `only` by sheet or query name) whose
+/// `-- when:` condition holds, in catalog order.
+pub async fn run_reports(engine: &Engine, only: Option<&[String]>) -> Result<Vec<Sheet>, Error> {
+    let reports = selected_reports(engine.catalog(), only)?;
     let mut sheets = Vec::new();
     for query in reports {
-        let wanted =
-            only.is_none_or(|names| names.iter().any(|n| *n == query.name || n == query.sheet()));
-        if !wanted
-            || !engine
-                .condition_holds(query)
-                .await
-                .map_err(|e| report_error(query, e))?
+        let _timing = crate::timing::Phase::start(&query.name);
+        if !engine
+            .condition_holds(query)
+            .await
+            .map_err(|e| report_error(query, e))?
         {
             continue;
         }

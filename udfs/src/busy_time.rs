@@ -12,14 +12,18 @@
 //! FROM kernels GROUP BY launcher_uid
 //! ```
 
-use datafusion::arrow::array::ArrayRef;
+use std::sync::Arc;
+
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, BooleanArray, Float64Array};
 use datafusion::arrow::datatypes::{DataType, FieldRef};
 use datafusion::common::{Result, ScalarValue};
 use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
 use datafusion::logical_expr::utils::AggregateOrderSensitivity;
-use datafusion::logical_expr::{Accumulator, AggregateUDFImpl, Signature, Volatility};
+use datafusion::logical_expr::{
+    Accumulator, AggregateUDFImpl, EmitTo, GroupsAccumulator, Signature, Volatility,
+};
 
-use crate::interval_state::IntervalBuffer;
+use crate::interval_state::{as_f64, IntervalBuffer};
 use crate::intervals::union_length;
 
 /// `busy_time(ts DOUBLE, t_end DOUBLE) -> DOUBLE`.
@@ -73,6 +77,111 @@ impl AggregateUDFImpl for BusyTime {
 
     fn order_sensitivity(&self) -> AggregateOrderSensitivity {
         AggregateOrderSensitivity::Insensitive
+    }
+
+    // Reports group GPU work by tens of thousands of ops (every ancestor of every
+    // kernel): one accumulator object per group would be filled row by row.
+    fn groups_accumulator_supported(&self, _args: AccumulatorArgs) -> bool {
+        true
+    }
+
+    fn create_groups_accumulator(
+        &self,
+        _args: AccumulatorArgs,
+    ) -> Result<Box<dyn GroupsAccumulator>> {
+        Ok(Box::new(BusyTimeGroups::default()))
+    }
+}
+
+/// `busy_time` for many groups at once: each group's intervals in one buffer.
+#[derive(Debug, Default)]
+struct BusyTimeGroups {
+    groups: Vec<IntervalBuffer>,
+}
+
+impl BusyTimeGroups {
+    fn grow(&mut self, total_num_groups: usize) {
+        if self.groups.len() < total_num_groups {
+            self.groups
+                .resize_with(total_num_groups, IntervalBuffer::default);
+        }
+    }
+}
+
+/// Whether row `row` passes the aggregate's FILTER (no filter: every row).
+fn passes(filter: Option<&BooleanArray>, row: usize) -> bool {
+    filter.is_none_or(|f| f.is_valid(row) && f.value(row))
+}
+
+impl GroupsAccumulator for BusyTimeGroups {
+    fn update_batch(
+        &mut self,
+        values: &[ArrayRef],
+        group_indices: &[usize],
+        opt_filter: Option<&BooleanArray>,
+        total_num_groups: usize,
+    ) -> Result<()> {
+        self.grow(total_num_groups);
+        let (ts, t_end) = (as_f64(&values[0])?, as_f64(&values[1])?);
+        for (row, &group) in group_indices.iter().enumerate() {
+            if ts.is_valid(row) && t_end.is_valid(row) && passes(opt_filter, row) {
+                self.groups[group].push(ts.value(row), t_end.value(row));
+            }
+        }
+        Ok(())
+    }
+
+    fn merge_batch(
+        &mut self,
+        values: &[ArrayRef],
+        group_indices: &[usize],
+        total_num_groups: usize,
+    ) -> Result<()> {
+        self.grow(total_num_groups);
+        let (starts, ends) = (values[0].as_list::<i32>(), values[1].as_list::<i32>());
+        for (row, &group) in group_indices.iter().enumerate() {
+            self.groups[group].merge_row(starts, ends, row)?;
+        }
+        Ok(())
+    }
+
+    /// Each row as its own group's state: a one-interval list, or an empty one
+    /// for rows the filter drops or with a NULL bound.
+    fn convert_to_state(
+        &self,
+        values: &[ArrayRef],
+        opt_filter: Option<&BooleanArray>,
+    ) -> Result<Vec<ArrayRef>> {
+        let (ts, t_end) = (as_f64(&values[0])?, as_f64(&values[1])?);
+        let rows: Vec<IntervalBuffer> = (0..ts.len())
+            .map(|row| {
+                let mut one = IntervalBuffer::default();
+                if ts.is_valid(row) && t_end.is_valid(row) && passes(opt_filter, row) {
+                    one.push(ts.value(row), t_end.value(row));
+                }
+                one
+            })
+            .collect();
+        Ok(IntervalBuffer::state_columns(&rows))
+    }
+
+    fn evaluate(&mut self, emit_to: EmitTo) -> Result<ArrayRef> {
+        let groups = emit_to.take_needed(&mut self.groups);
+        let lengths: Float64Array = groups
+            .iter()
+            .map(|g| Some(union_length(g.intervals())))
+            .collect();
+        Ok(Arc::new(lengths))
+    }
+
+    fn state(&mut self, emit_to: EmitTo) -> Result<Vec<ArrayRef>> {
+        let groups = emit_to.take_needed(&mut self.groups);
+        Ok(IntervalBuffer::state_columns(&groups))
+    }
+
+    fn size(&self) -> usize {
+        self.groups.capacity() * size_of::<IntervalBuffer>()
+            + self.groups.iter().map(IntervalBuffer::size).sum::<usize>()
     }
 }
 
@@ -158,6 +267,47 @@ mod tests {
         a.merge_batch(&state).unwrap();
         // [0,2] ∪ [1,5] ∪ [4,6] = [0,6].
         assert_eq!(a.evaluate().unwrap(), ScalarValue::Float64(Some(6.0)));
+    }
+
+    #[test]
+    fn groups_accumulator_filters_merges_and_emits_in_order() {
+        let evaluate = |acc: &mut BusyTimeGroups, emit: EmitTo| {
+            let out = acc.evaluate(emit).unwrap();
+            let out = out.as_primitive::<datafusion::arrow::datatypes::Float64Type>();
+            out.values().to_vec()
+        };
+        // Groups 0 and 2 get rows; the FILTER drops [100, 200] of group 2.
+        let mut a = BusyTimeGroups::default();
+        let filter = BooleanArray::from(vec![true, true, false, true]);
+        a.update_batch(
+            &[
+                f64_column(&[0.0, 10.0, 100.0, 11.0]),
+                f64_column(&[2.0, 12.0, 200.0, 15.0]),
+            ],
+            &[0, 2, 2, 2],
+            Some(&filter),
+            3,
+        )
+        .unwrap();
+        // A second partition's state: group 0 gets [1, 4] (overlapping [0, 2]).
+        let mut b = BusyTimeGroups::default();
+        b.update_batch(&[f64_column(&[1.0]), f64_column(&[4.0])], &[0], None, 1)
+            .unwrap();
+        let state = b.state(EmitTo::All).unwrap();
+        a.merge_batch(&state, &[0], 3).unwrap();
+        // Rows turned straight into states merge like accumulated ones; the
+        // filtered-out row gives an empty state.
+        let keep = BooleanArray::from(vec![true, false]);
+        let direct = b
+            .convert_to_state(
+                &[f64_column(&[3.0, 0.0]), f64_column(&[8.0, 50.0])],
+                Some(&keep),
+            )
+            .unwrap();
+        a.merge_batch(&direct, &[1, 1], 3).unwrap();
+        // [0,4] = 4; group 1 only [3,8] = 5; [10,15] = 5.
+        assert_eq!(evaluate(&mut a, EmitTo::First(1)), vec![4.0]);
+        assert_eq!(evaluate(&mut a, EmitTo::All), vec![5.0, 5.0]);
     }
 
     #[tokio::test]

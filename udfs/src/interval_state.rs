@@ -11,7 +11,9 @@
 
 use std::sync::Arc;
 
-use datafusion::arrow::array::{Array, ArrayRef, AsArray, Float64Array};
+use datafusion::arrow::array::{
+    Array, ArrayRef, AsArray, Float64Array, Float64Builder, ListArray, ListBuilder,
+};
 use datafusion::arrow::datatypes::{DataType, Field, FieldRef, Float64Type};
 use datafusion::common::utils::SingleRowListArrayBuilder;
 use datafusion::common::{exec_err, Result, ScalarValue};
@@ -59,6 +61,52 @@ impl IntervalBuffer {
         Ok(())
     }
 
+    /// Adds one interval.
+    pub(crate) fn push(&mut self, start: f64, end: f64) {
+        self.starts.push(start);
+        self.ends.push(end);
+    }
+
+    /// The states of many buffers as two list columns (starts, ends), one row
+    /// each: what [`Self::merge`] reads, for grouped aggregation.
+    pub(crate) fn state_columns(buffers: &[IntervalBuffer]) -> Vec<ArrayRef> {
+        let lists = |part: fn(&IntervalBuffer) -> &Vec<f64>| -> ArrayRef {
+            let mut builder = ListBuilder::with_capacity(
+                Float64Builder::with_capacity(buffers.iter().map(|b| part(b).len()).sum()),
+                buffers.len(),
+            );
+            for buffer in buffers {
+                builder.values().append_slice(part(buffer));
+                builder.append(true);
+            }
+            Arc::new(builder.finish())
+        };
+        vec![lists(|b| &b.starts), lists(|b| &b.ends)]
+    }
+
+    /// Absorbs row `row` of a state batch produced by [`Self::state_columns`].
+    pub(crate) fn merge_row(
+        &mut self,
+        starts: &ListArray,
+        ends: &ListArray,
+        row: usize,
+    ) -> Result<()> {
+        if starts.is_null(row) || ends.is_null(row) {
+            return Ok(());
+        }
+        let (s, e) = (starts.value(row), ends.value(row));
+        let (s, e) = (
+            s.as_primitive::<Float64Type>(),
+            e.as_primitive::<Float64Type>(),
+        );
+        if s.len() != e.len() {
+            return exec_err!("interval state has {} starts but {} ends", s.len(), e.len());
+        }
+        self.starts.extend(s.values().iter());
+        self.ends.extend(e.values().iter());
+        Ok(())
+    }
+
     /// The state as two one-row list scalars (starts, ends).
     pub(crate) fn state(&self) -> Vec<ScalarValue> {
         [&self.starts, &self.ends]
@@ -74,19 +122,7 @@ impl IntervalBuffer {
     pub(crate) fn merge(&mut self, starts: &ArrayRef, ends: &ArrayRef) -> Result<()> {
         let (starts, ends) = (starts.as_list::<i32>(), ends.as_list::<i32>());
         for row in 0..starts.len() {
-            if starts.is_null(row) || ends.is_null(row) {
-                continue;
-            }
-            let (s, e) = (starts.value(row), ends.value(row));
-            let (s, e) = (
-                s.as_primitive::<Float64Type>(),
-                e.as_primitive::<Float64Type>(),
-            );
-            if s.len() != e.len() {
-                return exec_err!("interval state has {} starts but {} ends", s.len(), e.len());
-            }
-            self.starts.extend(s.values().iter());
-            self.ends.extend(e.values().iter());
+            self.merge_row(starts, ends, row)?;
         }
         Ok(())
     }
@@ -106,7 +142,7 @@ impl IntervalBuffer {
     }
 }
 
-fn as_f64(array: &ArrayRef) -> Result<&Float64Array> {
+pub(crate) fn as_f64(array: &ArrayRef) -> Result<&Float64Array> {
     match array.as_primitive_opt::<Float64Type>() {
         Some(a) => Ok(a),
         None => exec_err!(

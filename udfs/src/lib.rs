@@ -11,6 +11,7 @@
 //! | `busy_time(ts DOUBLE, t_end DOUBLE)` | aggregate | `DOUBLE` union length |
 //! | `uncovered_time(ts DOUBLE, t_end DOUBLE, is_target BOOLEAN)` | aggregate | `DOUBLE` target time not under the others |
 //! | `histogram(value DOUBLE, bins BIGINT)` | aggregate | `LIST<STRUCT<bin_start, bin_end, count>>` |
+//! | `array_agg(value ORDER BY …)` | aggregate | DataFusion's, with a faster grouped path for ORDER BY ([`ordered_array_agg`]) |
 //! | `kernel_stats(order_key DOUBLE, kernels LIST<STRUCT<name, dur, stream>>)` | aggregate | `LIST<STRUCT<name, stream, count, total_duration_us, …>>` |
 //! | `py_repr(json UTF8)` | scalar | `UTF8` Python text of a JSON value |
 //! | `py_str_list(LIST<UTF8>)` | scalar | `UTF8` Python list of strings |
@@ -35,6 +36,7 @@ pub mod intervals;
 pub mod kernel_stats;
 mod nested;
 pub mod numpy;
+pub mod ordered_array_agg;
 pub mod perf;
 pub mod py_kernel_details;
 pub mod py_repr;
@@ -71,6 +73,8 @@ pub fn register_roofline(ctx: &SessionContext, platforms: std::sync::Arc<Vec<roo
 pub fn register_all(ctx: &SessionContext) {
     register_roofline(ctx, std::sync::Arc::new(roofline::builtin_platforms()));
     ctx.register_udaf(AggregateUDF::from(busy_time::BusyTime::new()));
+    // Replaces the built-in `array_agg` (same results, faster with ORDER BY).
+    ctx.register_udaf(AggregateUDF::from(ordered_array_agg::OrderedArrayAgg::new()));
     ctx.register_udaf(AggregateUDF::from(uncovered_time::UncoveredTime::new()));
     ctx.register_udaf(AggregateUDF::from(histogram::Histogram::new()));
     ctx.register_udaf(AggregateUDF::from(kernel_stats::KernelStatsUdaf::new()));

@@ -1,0 +1,342 @@
+//! The catalog's views: planned when a query first names them, computed once
+//! when first read, and kept.
+//!
+//! Reports, rules and REPL queries read the same few views (`launchers`,
+//! `perf_metrics`, `unified_perf_events`, ...) again and again, and views read
+//! each other. DataFusion's own views are inlined into every query that names
+//! them, so each report would plan and compute its whole view chain anew, and
+//! creating every view up front plans all of them even for `tracesql tables`.
+//!
+//! [`CatalogSchema`] is the session's default schema instead: registered tables as
+//! usual, plus every view and category of the catalog as a [`LazyView`]: planned
+//! on first reference, its rows computed on first scan and then served from
+//! memory. Registering or dropping a table forgets the plan and rows of every
+//! view that reads it, directly or through other views, so a view never shows
+//! rows of a table that has since changed.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::{Arc, Mutex, RwLock, Weak};
+
+use async_trait::async_trait;
+use datafusion::arrow::compute::cast;
+use datafusion::arrow::datatypes::SchemaRef;
+use datafusion::arrow::error::ArrowError;
+use datafusion::arrow::record_batch::RecordBatch;
+use datafusion::catalog::SchemaProvider;
+use datafusion::catalog::{Session, TableProvider};
+use datafusion::datasource::{MemTable, TableType};
+use datafusion::error::{DataFusionError, Result};
+use datafusion::execution::context::SessionState;
+use datafusion::logical_expr::{Expr, LogicalPlan};
+use datafusion::physical_plan::{collect, ExecutionPlan};
+use datafusion::sql::parser::DFParser;
+use tokio::sync::OnceCell;
+
+use crate::catalog::Query;
+
+/// The session's default schema: registered tables plus the catalog's views.
+#[derive(Debug, Default)]
+pub struct CatalogSchema {
+    tables: RwLock<HashMap<String, Arc<dyn TableProvider>>>,
+    views: RwLock<BTreeMap<String, Arc<ViewSlot>>>,
+    /// Views being planned right now: naming one of them again is a cycle.
+    planning: Mutex<HashSet<String>>,
+    /// The session the views are planned in (set once, after the session exists).
+    state: RwLock<Option<Weak<parking_lot::RwLock<SessionState>>>>,
+}
+
+/// One catalog view: its definition and, once planned, the planned view.
+#[derive(Debug)]
+struct ViewSlot {
+    definition: ViewDefinition,
+    planned: OnceCell<Arc<LazyView>>,
+}
+
+#[derive(Debug, Clone)]
+struct ViewDefinition {
+    name: String,
+    sql: String,
+    /// Where the SQL came from, for error messages.
+    origin: String,
+}
+
+impl CatalogSchema {
+    /// Lets the schema plan views in the session behind `state`.
+    pub fn attach(&self, state: Weak<parking_lot::RwLock<SessionState>>) {
+        *write(&self.state) = Some(state);
+    }
+
+    /// Makes `queries` (views and categories) the schema's views, forgetting any
+    /// plan or rows computed before.
+    pub fn set_views<'a>(&self, queries: impl IntoIterator<Item = &'a Query>) {
+        let views = queries
+            .into_iter()
+            .map(|q| {
+                let definition = ViewDefinition {
+                    name: q.name.clone(),
+                    sql: q.sql.clone(),
+                    origin: q.origin.to_string(),
+                };
+                (q.name.clone(), Arc::new(ViewSlot::new(definition)))
+            })
+            .collect();
+        *write(&self.views) = views;
+    }
+
+    /// Forgets the plan and rows of every view reading `table`, directly or
+    /// through other views.
+    fn invalidate(&self, table: &str) {
+        let mut views = write(&self.views);
+        let mut stale: HashSet<String> = HashSet::from([table.to_string()]);
+        loop {
+            let more: Vec<String> = views
+                .iter()
+                .filter(|(name, slot)| !stale.contains(*name) && slot.reads_any(&stale))
+                .map(|(name, _)| name.clone())
+                .collect();
+            if more.is_empty() {
+                break;
+            }
+            stale.extend(more);
+        }
+        for name in stale {
+            if let Some(slot) = views.get_mut(&name) {
+                if slot.planned.initialized() {
+                    *slot = Arc::new(ViewSlot::new(slot.definition.clone()));
+                }
+            }
+        }
+    }
+
+    fn session(&self) -> Result<SessionState> {
+        let state = read(&self.state).as_ref().and_then(Weak::upgrade);
+        state
+            .map(|s| s.read().clone())
+            .ok_or_else(|| DataFusionError::Internal("views planned outside their session".into()))
+    }
+
+    async fn view(&self, slot: &ViewSlot) -> Result<Arc<LazyView>> {
+        if let Some(planned) = slot.planned.get() {
+            return Ok(Arc::clone(planned));
+        }
+        // Checked before waiting on the cell: a view naming itself would wait
+        // for its own planning forever.
+        let name = &slot.definition.name;
+        let Some(_planning) = Planning::start(&self.planning, name) else {
+            return Err(DataFusionError::Plan(format!(
+                "view {name} ({}) refers to itself",
+                slot.definition.origin
+            )));
+        };
+        let planned = slot
+            .planned
+            .get_or_try_init(|| async {
+                LazyView::plan(&slot.definition, self.session()?)
+                    .await
+                    .map(Arc::new)
+            })
+            .await?;
+        Ok(Arc::clone(planned))
+    }
+}
+
+/// Marks a view as being planned until dropped (also when planning is cancelled).
+struct Planning<'a> {
+    set: &'a Mutex<HashSet<String>>,
+    name: String,
+}
+
+impl<'a> Planning<'a> {
+    /// None when the view is being planned already: it names itself.
+    fn start(set: &'a Mutex<HashSet<String>>, name: &str) -> Option<Self> {
+        lock(set).insert(name.to_string()).then(|| Planning {
+            set,
+            name: name.to_string(),
+        })
+    }
+}
+
+impl Drop for Planning<'_> {
+    fn drop(&mut self) {
+        lock(self.set).remove(&self.name);
+    }
+}
+
+impl ViewSlot {
+    fn new(definition: ViewDefinition) -> Self {
+        ViewSlot {
+            definition,
+            planned: OnceCell::new(),
+        }
+    }
+
+    /// Whether the planned view reads one of `names` (false before planning,
+    /// when there is nothing to forget).
+    fn reads_any(&self, names: &HashSet<String>) -> bool {
+        self.planned
+            .get()
+            .is_some_and(|v| v.reads.iter().any(|r| names.contains(r)))
+    }
+}
+
+#[async_trait]
+impl SchemaProvider for CatalogSchema {
+    fn table_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = read(&self.tables).keys().cloned().collect();
+        for name in read(&self.views).keys() {
+            if !names.contains(name) {
+                names.push(name.clone());
+            }
+        }
+        names
+    }
+
+    async fn table(&self, name: &str) -> Result<Option<Arc<dyn TableProvider>>> {
+        if let Some(table) = read(&self.tables).get(name) {
+            return Ok(Some(Arc::clone(table)));
+        }
+        let slot = read(&self.views).get(name).cloned();
+        match slot {
+            Some(slot) => Ok(Some(self.view(&slot).await?)),
+            None => Ok(None),
+        }
+    }
+
+    fn register_table(
+        &self,
+        name: String,
+        table: Arc<dyn TableProvider>,
+    ) -> Result<Option<Arc<dyn TableProvider>>> {
+        self.invalidate(&name);
+        Ok(write(&self.tables).insert(name, table))
+    }
+
+    fn deregister_table(&self, name: &str) -> Result<Option<Arc<dyn TableProvider>>> {
+        self.invalidate(name);
+        Ok(write(&self.tables).remove(name))
+    }
+
+    fn table_exist(&self, name: &str) -> bool {
+        read(&self.tables).contains_key(name) || read(&self.views).contains_key(name)
+    }
+}
+
+/// A planned catalog view whose rows are computed on the first scan and kept.
+#[derive(Debug)]
+pub struct LazyView {
+    plan: LogicalPlan,
+    schema: SchemaRef,
+    /// Tables and views the SQL names (what invalidates it).
+    reads: Vec<String>,
+    rows: OnceCell<Arc<MemTable>>,
+    origin: String,
+}
+
+impl LazyView {
+    async fn plan(definition: &ViewDefinition, state: SessionState) -> Result<LazyView> {
+        let fail = |e: DataFusionError| {
+            DataFusionError::Plan(format!(
+                "view {} ({}): {}",
+                definition.name,
+                definition.origin,
+                crate::one_line(&e.to_string())
+            ))
+        };
+        let mut statements = DFParser::parse_sql(&definition.sql).map_err(|e| fail(e.into()))?;
+        let Some(statement) = statements.pop_front().filter(|_| statements.is_empty()) else {
+            return Err(fail(DataFusionError::Plan(
+                "a view is exactly one SELECT statement".into(),
+            )));
+        };
+        let reads = state
+            .resolve_table_references(&statement)
+            .map_err(fail)?
+            .iter()
+            .map(|t| t.table().to_string())
+            .collect();
+        let plan = state.statement_to_plan(statement).await.map_err(fail)?;
+        let schema = Arc::new(plan.schema().as_arrow().clone());
+        Ok(LazyView {
+            plan,
+            schema,
+            reads,
+            rows: OnceCell::new(),
+            origin: format!("view {} ({})", definition.name, definition.origin),
+        })
+    }
+
+    /// The view's rows, computed on the first call.
+    async fn rows(&self, state: &dyn Session) -> Result<Arc<MemTable>> {
+        let rows = self
+            .rows
+            .get_or_try_init(|| async {
+                let _timing = crate::timing::Phase::start(&self.origin);
+                let physical = state.create_physical_plan(&self.plan).await?;
+                let batches = collect(physical, state.task_ctx()).await?;
+                let batches = batches
+                    .iter()
+                    .map(|b| conform(b, &self.schema))
+                    .collect::<std::result::Result<Vec<_>, _>>()
+                    .map_err(|e| DataFusionError::Execution(format!("{}: {e}", self.origin)))?;
+                MemTable::try_new(Arc::clone(&self.schema), vec![batches]).map(Arc::new)
+            })
+            .await?;
+        Ok(Arc::clone(rows))
+    }
+}
+
+#[async_trait]
+impl TableProvider for LazyView {
+    fn schema(&self) -> SchemaRef {
+        Arc::clone(&self.schema)
+    }
+
+    fn table_type(&self) -> TableType {
+        TableType::View
+    }
+
+    async fn scan(
+        &self,
+        state: &dyn Session,
+        projection: Option<&Vec<usize>>,
+        filters: &[Expr],
+        limit: Option<usize>,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        self.rows(state)
+            .await?
+            .scan(state, projection, filters, limit)
+            .await
+    }
+}
+
+/// `batch` with the view's planned schema. Execution may produce other types
+/// than planning promised (a UNION's integers as decimals, strings as views);
+/// queries were planned against the promise, so the rows are cast to keep it.
+fn conform(
+    batch: &RecordBatch,
+    schema: &SchemaRef,
+) -> std::result::Result<RecordBatch, ArrowError> {
+    if batch.schema().fields() == schema.fields() {
+        return RecordBatch::try_new(Arc::clone(schema), batch.columns().to_vec());
+    }
+    let columns = batch
+        .columns()
+        .iter()
+        .zip(schema.fields())
+        .map(|(column, field)| cast(column, field.data_type()))
+        .collect::<std::result::Result<Vec<_>, _>>()?;
+    RecordBatch::try_new(Arc::clone(schema), columns)
+}
+
+// Poisoned locks: a panic elsewhere already ended the query; the maps stay usable.
+fn read<T>(lock: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
+    lock.read().unwrap_or_else(|e| e.into_inner())
+}
+
+fn write<T>(lock: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
+    lock.write().unwrap_or_else(|e| e.into_inner())
+}
+
+fn lock<T>(lock: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    lock.lock().unwrap_or_else(|e| e.into_inner())
+}
