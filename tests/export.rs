@@ -589,7 +589,12 @@ fn assert_same_csv(label: &str, a: &str, b: &str) {
             .has_headers(false)
             .from_reader(text.as_bytes())
             .records()
-            .map(|r| r.expect("a CSV record").iter().map(str::to_string).collect())
+            .map(|r| {
+                r.expect("a CSV record")
+                    .iter()
+                    .map(str::to_string)
+                    .collect()
+            })
             .collect()
     };
     let (a, b) = (cells(a), cells(b));
