@@ -162,6 +162,7 @@ impl<'a> Cursor<'a> {
         let mut escaped = false;
         let mut high = false;
         loop {
+            i = plain_run(self.b, i);
             let c = *self.b.get(i)?;
             match c {
                 b'"' => break,
@@ -425,6 +426,26 @@ impl<'a> Cursor<'a> {
     }
 }
 
+/// Index of the first byte at or after `i` that a string scan must look at (a quote,
+/// a backslash, a control character or a non-ASCII byte), eight bytes at a time;
+/// may stop short of it in the last seven bytes of `b`.
+fn plain_run(b: &[u8], mut i: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let has_zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
+    while let Some(Ok(word)) = b.get(i..i + 8).map(<[u8; 8]>::try_from) {
+        let x = u64::from_le_bytes(word);
+        let quote = has_zero(x ^ (ONES * u64::from(b'"')));
+        let backslash = has_zero(x ^ (ONES * u64::from(b'\\')));
+        let control = x.wrapping_sub(ONES * 0x20) & !x & HIGH;
+        if quote | backslash | control | (x & HIGH) != 0 {
+            break;
+        }
+        i += 8;
+    }
+    i
+}
+
 /// Index of the first non-digit at or after `i`.
 fn digits(b: &[u8], mut i: usize) -> usize {
     while b.get(i).is_some_and(u8::is_ascii_digit) {
@@ -556,6 +577,19 @@ mod tests {
             (&t.process_names, &t.process_labels),
             &t.thread_names,
         )
+    }
+
+    #[test]
+    fn plain_run_stops_at_every_special_byte() {
+        for special in [b'"', b'\\', 0x00, 0x1f, 0x80, 0xff] {
+            for at in 0..20 {
+                let mut text = vec![b'a'; 24];
+                text[at] = special;
+                let stop = plain_run(&text, 0);
+                assert!(stop <= at, "{special:#x} at {at}: stopped at {stop}");
+            }
+        }
+        assert_eq!(plain_run(&[b' '; 16], 0), 16);
     }
 
     #[test]

@@ -10,7 +10,7 @@
 //! metadata, device properties, versions).
 
 use super::error::Problem;
-use super::source::JsonStream;
+use super::source::{JsonStream, HEADROOM};
 
 /// What a value looks like to the splitter before it is decoded.
 enum Scan {
@@ -47,6 +47,7 @@ pub fn split_document(
     let mut s = Splitter {
         stream,
         buf: Vec::new(),
+        start: 0,
         pos: 0,
         base: 0,
         eof: false,
@@ -141,29 +142,45 @@ pub fn strip_position(message: &str) -> String {
 
 struct Splitter {
     stream: JsonStream,
+    /// The JSON read so far and not yet dropped is `buf[start..]`.
     buf: Vec<u8>,
+    start: usize,
     pos: usize,
-    /// Offset in the document of `buf[0]`.
+    /// Offset in the document of `buf[start]`.
     base: u64,
     eof: bool,
 }
 
 impl Splitter {
     /// Drops consumed bytes and reads more; false at the end of input.
+    ///
+    /// The unread bytes move into the new chunk's headroom when they fit (an event
+    /// cut by the chunk boundary, typically), else the chunk is appended to them.
     fn fill(&mut self) -> Result<bool, Problem> {
         if self.eof {
             return Ok(false);
         }
-        if self.pos > 0 {
+        let Some(mut chunk) = self.stream.next_chunk()? else {
+            self.eof = true;
+            return Ok(false);
+        };
+        let unread = self.buf.len() - self.pos;
+        self.base += (self.pos - self.start) as u64;
+        if unread <= HEADROOM {
+            let start = HEADROOM - unread;
+            chunk[start..HEADROOM].copy_from_slice(&self.buf[self.pos..]);
+            let spent = std::mem::replace(&mut self.buf, chunk);
+            self.stream.recycle(spent);
+            self.start = start;
+            self.pos = start;
+        } else {
             self.buf.drain(..self.pos);
-            self.base += self.pos as u64;
+            self.buf.extend_from_slice(&chunk[HEADROOM..]);
+            self.stream.recycle(chunk);
+            self.start = 0;
             self.pos = 0;
         }
-        let n = self.stream.read_into(&mut self.buf)?;
-        if n == 0 {
-            self.eof = true;
-        }
-        Ok(n > 0)
+        Ok(true)
     }
 
     /// The next non-whitespace byte, not consumed; None at the end of input.
@@ -184,7 +201,7 @@ impl Splitter {
     }
 
     fn offset(&self) -> u64 {
-        self.base + self.pos as u64
+        self.base + (self.pos - self.start) as u64
     }
 
     fn unexpected(&self, got: Option<u8>, wanted: &str) -> Problem {

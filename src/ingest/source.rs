@@ -20,7 +20,14 @@ const PROGRESS_MIN_BYTES: u64 = 4 << 20;
 const GZIP_MAGIC: &[u8] = &[0x1f, 0x8b];
 const ZIP_MAGIC: &[u8] = b"PK\x03\x04";
 
+/// Free bytes at the front of every chunk: the parser copies the unread end of
+/// the previous chunk (an event cut in two) there, so the JSON stays contiguous
+/// without copying whole chunks.
+pub const HEADROOM: usize = 64 << 10;
+
 /// A stream of decompressed JSON bytes, produced on a background thread.
+///
+/// Each chunk is a buffer whose JSON starts at [`HEADROOM`].
 pub struct JsonStream {
     chunks: Receiver<Result<Vec<u8>, Problem>>,
     /// Read chunks go back to the reader thread for reuse, which saves it
@@ -29,19 +36,19 @@ pub struct JsonStream {
 }
 
 impl JsonStream {
-    /// Reads the next part of the JSON into `out`; returns 0 at the end.
-    pub fn read_into(&mut self, out: &mut Vec<u8>) -> Result<usize, Problem> {
+    /// The next chunk (JSON from [`HEADROOM`] on); None at the end.
+    pub fn next_chunk(&mut self) -> Result<Option<Vec<u8>>, Problem> {
         match self.chunks.recv() {
-            Ok(Ok(chunk)) => {
-                out.extend_from_slice(&chunk);
-                let n = chunk.len();
-                // The reader may have finished; then the chunk is simply dropped.
-                let _ = self.spent.try_send(chunk);
-                Ok(n)
-            }
+            Ok(Ok(chunk)) => Ok(Some(chunk)),
             Ok(Err(problem)) => Err(problem),
-            Err(_) => Ok(0),
+            Err(_) => Ok(None),
         }
+    }
+
+    /// Gives a chunk back for reuse.
+    pub fn recycle(&mut self, chunk: Vec<u8>) {
+        // The reader may have finished or have enough; then the chunk is dropped.
+        let _ = self.spent.try_send(chunk);
     }
 }
 
@@ -97,10 +104,10 @@ struct Chunks<'a> {
 }
 
 impl Chunks<'_> {
-    /// A buffer of `CHUNK` bytes to read into: a spent one if there is one.
+    /// A buffer to read `CHUNK` bytes into after the headroom: a spent one if any.
     fn buffer(&self) -> Vec<u8> {
         let mut chunk = self.spent.try_recv().unwrap_or_default();
-        chunk.resize(CHUNK, 0);
+        chunk.resize(HEADROOM + CHUNK, 0);
         chunk
     }
 }
@@ -221,11 +228,11 @@ fn pump(
 ) -> Result<(), Problem> {
     loop {
         let mut chunk = chunks.buffer();
-        let n = read_up_to(&mut reader, &mut chunk).map_err(&on_error)?;
+        let n = read_up_to(&mut reader, &mut chunk[HEADROOM..]).map_err(&on_error)?;
         if n == 0 {
             return Ok(());
         }
-        chunk.truncate(n);
+        chunk.truncate(HEADROOM + n);
         if !(chunks.send)(chunk) {
             return Ok(());
         }

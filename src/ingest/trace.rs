@@ -94,6 +94,16 @@ impl Strings {
         id
     }
 
+    /// Like `intern`, trying `recent` (the id this column got last) first: ph, cat,
+    /// pid and tid mostly repeat from one event to the next.
+    pub fn intern_near(&mut self, recent: &mut u32, s: &str) -> u32 {
+        if self.list.get(*recent as usize).is_some_and(|r| **r == *s) {
+            return *recent;
+        }
+        *recent = self.intern(s);
+        *recent
+    }
+
     pub fn get(&self, id: u32) -> &str {
         &self.list[id as usize]
     }
@@ -224,6 +234,15 @@ impl<T: Copy + Default> Column<T> {
     }
 }
 
+/// String offsets as Arrow lays them out: a leading 0, then where each row ends.
+pub struct Offsets(pub Vec<i32>);
+
+impl Default for Offsets {
+    fn default() -> Self {
+        Offsets(vec![0])
+    }
+}
+
 /// Where a cpu_op's input descriptions lie in [`RawTrace::args_text`] (byte ranges).
 #[derive(Debug, Default, Clone, Copy)]
 pub struct OpInputs {
@@ -260,7 +279,7 @@ pub struct RawTrace {
     /// `args_text[args_offsets[i]..args_offsets[i + 1]]` where `args_valid` is set
     /// (Arrow's string layout).
     pub args_text: String,
-    pub args_offsets: Vec<i32>,
+    pub args_offsets: Offsets,
     pub args_valid: Bits,
     /// Input descriptions of cpu_ops that have any, by ascending uid.
     pub op_inputs: Vec<(u32, OpInputs)>,
@@ -270,13 +289,14 @@ pub struct RawTrace {
     pub thread_names: HashMap<(u32, u32), String>,
     /// Top-level keys other than `traceEvents`, as raw JSON.
     pub metadata: Vec<(String, String)>,
+    /// The last id interned for ph, cat, name, pid and tid (see `intern_near`).
+    recent: [u32; 5],
 }
 
 impl RawTrace {
     pub fn new(source: &str) -> Self {
         RawTrace {
             source: source.to_string(),
-            args_offsets: vec![0],
             ..RawTrace::default()
         }
     }
@@ -302,7 +322,8 @@ impl RawTrace {
     }
 
     pub fn args_of(&self, uid: usize) -> Option<&str> {
-        let range = self.args_offsets[uid] as usize..self.args_offsets[uid + 1] as usize;
+        let offsets = &self.args_offsets.0;
+        let range = offsets[uid] as usize..offsets[uid + 1] as usize;
         self.has_args(uid).then(|| &self.args_text[range])
     }
 
@@ -333,11 +354,14 @@ impl RawTrace {
             );
         };
         let strings = &mut self.strings;
-        let mut intern = |s: &Option<Cow<str>>| s.as_deref().map(|s| strings.intern(s));
-        let (pid, tid) = (intern(&ev.pid), intern(&ev.tid));
-        self.ph.push(intern(&ev.ph));
-        self.cat.push(intern(&ev.cat));
-        self.name.push(intern(&ev.name));
+        let [near_ph, near_cat, near_name, near_pid, near_tid] = &mut self.recent;
+        let mut intern = |near: &mut u32, s: &Option<Cow<str>>| {
+            s.as_deref().map(|s| strings.intern_near(near, s))
+        };
+        let (pid, tid) = (intern(near_pid, &ev.pid), intern(near_tid, &ev.tid));
+        self.ph.push(intern(near_ph, &ev.ph));
+        self.cat.push(intern(near_cat, &ev.cat));
+        self.name.push(intern(near_name, &ev.name));
         self.pid.push(pid);
         self.tid.push(tid);
         self.kind.push(kind);
@@ -362,7 +386,7 @@ impl RawTrace {
                 self.op_inputs.push((self.kind.len() as u32 - 1, inputs));
             }
         }
-        self.args_offsets.push(args_end_i32);
+        self.args_offsets.0.push(args_end_i32);
         self.args_valid.push(ev.args.is_some());
         if kind == EventKind::Metadata {
             self.record_metadata(ev, pid, tid);
@@ -418,7 +442,7 @@ impl RawTrace {
         }
         self.kind.shrink_to_fit();
         self.args_text.shrink_to_fit();
-        self.args_offsets.shrink_to_fit();
+        self.args_offsets.0.shrink_to_fit();
         self.args_valid.shrink_to_fit();
         self.op_inputs.shrink_to_fit();
     }

@@ -81,6 +81,6 @@ pub fn build(trace: RawTrace, links: &Links, name: &str) -> Result<RecordBatch, 
             "parent_uid",
             int64(links.parent.iter().map(|p| p.map(|(u, _)| u as i64))),
         ),
-        ("args", utf8_parts(args_text, args_offsets, args_valid)?),
+        ("args", utf8_parts(args_text, args_offsets.0, args_valid)?),
     ])
 }
