@@ -6,6 +6,7 @@ use super::columns::{
 };
 use crate::ingest::{Column, RawTrace};
 use crate::tree::Links;
+use datafusion::arrow::array::ArrayRef;
 use datafusion::arrow::{error::ArrowError, record_batch::RecordBatch};
 
 pub const DOC: TableDoc = TableDoc {
@@ -33,19 +34,36 @@ pub const DOC: TableDoc = TableDoc {
     ],
 };
 
-/// Builds the table, taking the trace's columns over (most without a copy); it is
-/// built last, once the other tables have read the trace.
-pub fn build(trace: RawTrace, links: &Links, name: &str) -> Result<RecordBatch, ArrowError> {
+/// The columns computed from the trace (the others are taken over from it).
+pub struct Derived {
+    ph: ArrayRef,
+    cat: ArrayRef,
+    name: ArrayRef,
+    pid: ArrayRef,
+    tid: ArrayRef,
+    t_end: ArrayRef,
+    parent_uid: ArrayRef,
+}
+
+/// Computes the columns that only read the trace (alongside the other tables).
+pub fn derive(trace: &RawTrace, links: &Links) -> Result<Derived, ArrowError> {
     let n = trace.len();
     let s = |col: &Column<u32>| utf8_exact((0..n).map(|u| trace.str(col.get(u))));
-    let (ph, cat, names, pid, tid) = (
-        s(&trace.ph)?,
-        s(&trace.cat)?,
-        s(&trace.name)?,
-        s(&trace.pid)?,
-        s(&trace.tid)?,
-    );
-    let t_end = float64((0..n).map(|u| trace.t_end(u)));
+    Ok(Derived {
+        ph: s(&trace.ph)?,
+        cat: s(&trace.cat)?,
+        name: s(&trace.name)?,
+        pid: s(&trace.pid)?,
+        tid: s(&trace.tid)?,
+        t_end: float64((0..n).map(|u| trace.t_end(u))),
+        parent_uid: int64(links.parent.iter().map(|p| p.map(|(u, _)| u as i64))),
+    })
+}
+
+/// Builds the table, taking the trace's columns over (most without a copy); it is
+/// built last, once the other tables have read the trace.
+pub fn build(trace: RawTrace, derived: Derived, name: &str) -> Result<RecordBatch, ArrowError> {
+    let n = trace.len();
     let RawTrace {
         ts,
         dur,
@@ -63,24 +81,21 @@ pub fn build(trace: RawTrace, links: &Links, name: &str) -> Result<RecordBatch, 
     DOC.batch(vec![
         ("trace", repeat_utf8(name, n)),
         ("uid", int64_values((0..n as i64).collect())),
-        ("ph", ph),
-        ("cat", cat),
-        ("name", names),
-        ("pid", pid),
-        ("tid", tid),
+        ("ph", derived.ph),
+        ("cat", derived.cat),
+        ("name", derived.name),
+        ("pid", derived.pid),
+        ("tid", derived.tid),
         ("ts", float64_column(ts)),
         ("dur", float64_column(dur)),
-        ("t_end", t_end),
+        ("t_end", derived.t_end),
         ("correlation", int64_column(correlation)),
         ("external_id", int64_column(external_id)),
         ("stream", int64_column(stream)),
         ("device", int64_column(device)),
         ("seq_num", int64_column(seq_num)),
         ("flow_id", int64_column(flow_id)),
-        (
-            "parent_uid",
-            int64(links.parent.iter().map(|p| p.map(|(u, _)| u as i64))),
-        ),
+        ("parent_uid", derived.parent_uid),
         ("args", utf8_parts(args_text, args_offsets.0, args_valid)?),
     ])
 }

@@ -48,20 +48,34 @@ pub fn table_doc(name: &str) -> Option<&'static TableDoc> {
 /// The tables of one trace: `(table name, batch)` in [`TABLES`] order.
 ///
 /// Takes the trace: `events` is built last and takes its columns over, so the
-/// decoded trace and its largest table are never both held in full.
+/// decoded trace and its largest table are never both held in full. The other
+/// tables only read the trace and are built on two threads.
 pub fn build_tables(
     trace: RawTrace,
     links: &Links,
     trace_name: &str,
 ) -> Result<Vec<(&'static str, RecordBatch)>, ArrowError> {
-    let ops = ops::build(&trace, links, trace_name)?;
-    let kernels = kernels::build(&trace, links, trace_name)?;
-    let tree_edges = tree_edges::build(links, trace_name)?;
-    let kernel_ancestors = kernel_ancestors::build(&trace, links, trace_name)?;
-    let collectives = collectives::build(&trace, links, trace_name)?;
-    let trace_meta = trace_meta::build(&trace, trace_name)?;
-    let threads = threads::build(&trace, trace_name)?;
-    let events = events::build(trace, links, trace_name)?;
+    let (derived, side, kernels, tree_edges, kernel_ancestors) = std::thread::scope(|scope| {
+        let trace = &trace;
+        let side = scope.spawn(move || -> Result<_, ArrowError> {
+            Ok((
+                ops::build(trace, links, trace_name)?,
+                collectives::build(trace, links, trace_name)?,
+                trace_meta::build(trace, trace_name)?,
+                threads::build(trace, trace_name)?,
+            ))
+        });
+        let kernels = kernels::build(trace, links, trace_name)?;
+        let derived = events::derive(trace, links)?;
+        let tree_edges = tree_edges::build(links, trace_name)?;
+        let kernel_ancestors = kernel_ancestors::build(trace, links, trace_name)?;
+        let side = side
+            .join()
+            .map_err(|_| ArrowError::ComputeError("a table builder thread panicked".into()))??;
+        Ok::<_, ArrowError>((derived, side, kernels, tree_edges, kernel_ancestors))
+    })?;
+    let (ops, collectives, trace_meta, threads) = side;
+    let events = events::build(trace, derived, trace_name)?;
     Ok(vec![
         (events::DOC.name, events),
         (ops::DOC.name, ops),
