@@ -13,7 +13,8 @@ against baselines measured in the same run on the same file:
   * Python's `json.load` of the same file (what any Python pipeline, TraceLens
     included, pays before its first report).
 
-Usage: bench/run.py [--bin target/release/tracesql] [--runs 5] [TRACE]
+Usage: bench/run.py [--bin target/release/tracesql] [--runs 5] [--only-load] [TRACE]
+--only-load: just `tables TRACE` and the two baselines (no reports, no export).
 Default TRACE: the largest conformance trace (h100 google_owlv2, 55 MB of JSON).
 Build first: cargo build --release
 """
@@ -66,6 +67,8 @@ def main():
     parser.add_argument("trace", nargs="?", default=DEFAULT_TRACE)
     parser.add_argument("--bin", default=os.path.join(ROOT, "target", "release", "tracesql"))
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--only-load", action="store_true",
+                        help="time only `tables TRACE` against the baselines")
     args = parser.parse_args()
     if not os.path.exists(args.trace):
         sys.exit(f"trace not found: {args.trace}")
@@ -81,8 +84,9 @@ def main():
     out_dir = tempfile.mkdtemp(prefix="tracesql-bench-")
     export_dir = os.path.join(tempfile.mkdtemp(prefix="tracesql-bench-export-"), "export")
     # The reopen cases read the export the export case writes; write it once first.
-    subprocess.run([args.bin, "export", args.trace, "--parquet", export_dir], check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if not args.only_load:
+        subprocess.run([args.bin, "export", args.trace, "--parquet", export_dir], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     cases = [
         ("tracesql tables (decompress+parse+link+Arrow)", [args.bin, "tables", args.trace]),
         ("tracesql report --out (all reports as CSV)", [args.bin, "report", args.trace, "--out", out_dir]),
@@ -92,6 +96,8 @@ def main():
         ("baseline: gzip -dc > /dev/null", ["gzip", "-dc", args.trace]),
         ("baseline: python json.load", [sys.executable, "-c", py_load, args.trace]),
     ]
+    if args.only_load:
+        cases = [c for c in cases if c[0].startswith(("tracesql tables (", "baseline:"))]
     if not args.trace.endswith(".gz"):
         cases = [c for c in cases if not c[0].startswith("baseline: gzip")]
     print(f"trace: {args.trace}")
@@ -104,11 +110,14 @@ def main():
         print(f"{label:<48} {wall:>8.3f} {mb / wall:>8.1f} {rss / 1e6:>12.1f} {rss / json_bytes:>9.2f}")
     walls = dict(measured)
     baselines = [(label, wall) for label, wall in measured if label.startswith("baseline:")]
-    for ours_label in [cases[0][0], cases[1][0]]:
+    ours_labels = [cases[0][0]] if args.only_load else [cases[0][0], cases[1][0]]
+    for ours_label in ours_labels:
         ours = walls[ours_label]
         for label, wall in baselines:
             name = label.split(": ", 1)[1]
             print(f"{ours_label.split(' (')[0]}: {wall / ours:.2f}x the speed of {name}")
+    if args.only_load:
+        return
     reopen = walls["tracesql report EXPORT --out (reopen+report)"]
     print(f"reopen + report from the export: {reopen:.3f} s "
           f"({'within' if reopen < 0.3 else 'over'} the 0.3 s target), "

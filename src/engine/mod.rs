@@ -54,7 +54,7 @@ pub fn load_trace(path: &str) -> Result<LoadedTrace, IngestError> {
     let raw = ingest::load(path)?;
     let links = tree::link(&raw);
     let name = trace_name(path);
-    let tables = model::build_tables(&raw, &links, &name)
+    let tables = model::build_tables(raw, &links, &name)
         .map_err(|e| IngestError::new(path, Problem::Read(format!("cannot build tables: {e}"))))?;
     Ok(LoadedTrace { name, tables })
 }

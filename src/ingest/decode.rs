@@ -1,8 +1,10 @@
 //! Decoding one event's JSON into the columns of a [`RawTrace`].
 //!
-//! Events are decoded into borrowed structs (`&str`, `&RawValue`), so nothing is
-//! allocated for the fields we only pass through; `args` is kept as raw text for the
-//! `events.args` column and read once more for the handful of typed fields.
+//! Most events are read by the one-pass reader in `fast`; this module holds the
+//! shared [`Event`] they are read into, the checks every event passes, and the
+//! reference decoder for the rest: serde into borrowed structs (`&str`, `&RawValue`),
+//! with `args` kept as raw text and read once more for the handful of typed fields.
+//! Its errors (with byte offsets) are the ones users see for bad events.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -12,7 +14,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::scan::{byte_of, strip_position};
-use super::trace::{EventKind, OpInputs, RawTrace};
+use super::trace::{EventKind, RawTrace};
 
 #[derive(Deserialize)]
 struct EventFields<'a> {
@@ -85,11 +87,10 @@ impl<'de> Deserialize<'de> for LenientInt {
                 Ok(LenientInt(i64::try_from(v).ok()))
             }
             fn visit_f64<E>(self, v: f64) -> Result<LenientInt, E> {
-                let ok = v.fract() == 0.0 && v.abs() < 9.0e15;
-                Ok(LenientInt(ok.then_some(v as i64)))
+                Ok(LenientInt(lenient_f64(v)))
             }
             fn visit_str<E>(self, v: &str) -> Result<LenientInt, E> {
-                Ok(LenientInt(v.trim().parse().ok()))
+                Ok(LenientInt(lenient_str(v)))
             }
             fn visit_bool<E>(self, _: bool) -> Result<LenientInt, E> {
                 Ok(LenientInt(None))
@@ -117,15 +118,63 @@ impl<'de> Deserialize<'de> for LenientInt {
 /// where the problem lies (the caller adds the event's index and offset).
 pub struct EventError(pub String, pub u64);
 
-/// Decodes the event `bytes` and appends it as the next row of `trace`.
+/// One event's fields as tracesql keeps them, borrowed from the event's bytes where
+/// possible. Both decoders (`fast` and serde's below) produce this.
+#[derive(Default)]
+pub struct Event<'a> {
+    pub ph: Option<Cow<'a, str>>,
+    pub cat: Option<Cow<'a, str>>,
+    pub name: Option<Cow<'a, str>>,
+    /// `pid` / `tid` as text: strings unquoted, numbers as written.
+    pub pid: Option<Cow<'a, str>>,
+    pub tid: Option<Cow<'a, str>>,
+    pub ts: Option<f64>,
+    pub dur: Option<f64>,
+    pub flow_id: Option<i64>,
+    /// The raw `args` object.
+    pub args: Option<&'a str>,
+    pub external_id: Option<i64>,
+    pub correlation: Option<i64>,
+    pub stream: Option<i64>,
+    pub device: Option<i64>,
+    pub seq_num: Option<i64>,
+    /// Input descriptions of a cpu_op: slices of `args`.
+    pub inputs: Inputs<'a>,
+    /// `args.name` / `args.labels` of metadata events, raw JSON.
+    pub meta_name: Option<&'a str>,
+    pub meta_labels: Option<&'a str>,
+}
+
+/// `Input Dims`, `Input type`, `Input Strides`, `Concrete Inputs` as raw JSON.
+#[derive(Default)]
+pub struct Inputs<'a> {
+    pub dims: Option<&'a str>,
+    pub types: Option<&'a str>,
+    pub strides: Option<&'a str>,
+    pub concrete: Option<&'a str>,
+}
+
+impl Inputs<'_> {
+    /// True when the event carried any input description.
+    pub fn any(&self) -> bool {
+        self.dims.is_some()
+            || self.types.is_some()
+            || self.strides.is_some()
+            || self.concrete.is_some()
+    }
+}
+
+/// The reference decoder: serde into borrowed structs, `args` read a second time.
+///
+/// Used for the events the fast path leaves alone; its errors are the messages
+/// users see for bad events.
 pub fn push_event(trace: &mut RawTrace, bytes: &[u8]) -> Result<(), EventError> {
     if bytes.first() != Some(&b'{') {
         return Err(EventError("not a JSON object".into(), 0));
     }
     let ev: EventFields = serde_json::from_slice(bytes).map_err(|e| serde_problem(&e, bytes, 0))?;
     let kind = EventKind::classify(ev.cat.as_deref(), ev.ph.as_deref());
-    check_times(kind, &ev)?;
-    let uid = trace.len() as u32;
+    check_times(kind, ev.cat.as_deref(), ev.ts, ev.dur)?;
 
     let args = match ev.args {
         Some(raw) if raw.get().starts_with('{') => Some(raw),
@@ -141,64 +190,63 @@ pub fn push_event(trace: &mut RawTrace, bytes: &[u8]) -> Result<(), EventError> 
         }
         None => ArgFields::default(),
     };
-
-    let strings = &mut trace.strings;
-    trace.kind.push(kind);
-    trace.ph.push(ev.ph.as_deref().map(|s| strings.intern(s)));
-    trace.cat.push(ev.cat.as_deref().map(|s| strings.intern(s)));
+    let event = Event {
+        ph: ev.ph,
+        cat: ev.cat,
+        name: ev.name,
+        pid: ev.pid.and_then(|v| id_text(v.get())).map(Cow::Owned),
+        tid: ev.tid.and_then(|v| id_text(v.get())).map(Cow::Owned),
+        ts: ev.ts,
+        dur: ev.dur,
+        flow_id: ev.id.and_then(flow_id),
+        args: raw(args),
+        external_id: fields.external_id.0,
+        correlation: fields.correlation.0,
+        stream: fields.stream.0,
+        device: fields.device.0,
+        seq_num: fields.seq_num.0,
+        inputs: Inputs {
+            dims: raw(fields.input_dims),
+            types: raw(fields.input_types),
+            strides: raw(fields.input_strides),
+            concrete: raw(fields.concrete_inputs),
+        },
+        meta_name: raw(fields.name),
+        meta_labels: raw(fields.labels),
+    };
     trace
-        .name
-        .push(ev.name.as_deref().map(|s| strings.intern(s)));
-    let pid = ev.pid.and_then(|v| id_text(v).map(|t| strings.intern(&t)));
-    let tid = ev.tid.and_then(|v| id_text(v).map(|t| strings.intern(&t)));
-    trace.pid.push(pid);
-    trace.tid.push(tid);
-    trace.ts.push(ev.ts);
-    trace.dur.push(ev.dur);
-    trace.correlation.push(fields.correlation.0);
-    trace.external_id.push(fields.external_id.0);
-    trace.stream.push(fields.stream.0);
-    trace.device.push(fields.device.0);
-    trace.seq_num.push(fields.seq_num.0);
-    trace.flow_id.push(ev.id.and_then(flow_id));
-    trace.args_span.push(args.map(|raw| {
-        let start = trace.args_text.len() as u32;
-        trace.args_text.push_str(raw.get());
-        (start, trace.args_text.len() as u32)
-    }));
-
-    if kind == EventKind::CpuOp {
-        let text = |v: Option<&RawValue>| v.map(|r| r.get().to_string());
-        trace.op_inputs.insert(
-            uid,
-            OpInputs {
-                dims: text(fields.input_dims),
-                types: text(fields.input_types),
-                strides: text(fields.input_strides),
-                concrete: text(fields.concrete_inputs),
-            },
-        );
-    }
-    if kind == EventKind::Metadata {
-        record_metadata(trace, ev.name.as_deref(), pid, tid, &fields);
-    }
-    Ok(())
+        .push(kind, &event)
+        .map_err(|message| EventError(message, 0))
 }
 
-fn check_times(kind: EventKind, ev: &EventFields) -> Result<(), EventError> {
+/// Appends an event the fast path read (see `fast`): the same checks, the same row.
+pub fn push_decoded(trace: &mut RawTrace, event: &Event) -> Result<(), EventError> {
+    let kind = EventKind::classify(event.cat.as_deref(), event.ph.as_deref());
+    check_times(kind, event.cat.as_deref(), event.ts, event.dur)?;
+    trace
+        .push(kind, event)
+        .map_err(|message| EventError(message, 0))
+}
+
+fn check_times(
+    kind: EventKind,
+    cat: Option<&str>,
+    ts: Option<f64>,
+    dur: Option<f64>,
+) -> Result<(), EventError> {
     let timed = !matches!(kind, EventKind::Metadata | EventKind::Other);
-    if timed && ev.ts.is_none() {
+    if timed && ts.is_none() {
         return Err(EventError(
-            format!("{} event has no `ts`", ev.cat.as_deref().unwrap_or("a")),
+            format!("{} event has no `ts`", cat.unwrap_or("a")),
             0,
         ));
     }
-    if let Some(ts) = ev.ts {
+    if let Some(ts) = ts {
         if !ts.is_finite() {
             return Err(EventError(format!("`ts` is not a finite number: {ts}"), 0));
         }
     }
-    if let Some(dur) = ev.dur {
+    if let Some(dur) = dur {
         if !dur.is_finite() || dur < 0.0 {
             return Err(EventError(
                 format!("negative or invalid duration `dur` = {dur}"),
@@ -209,38 +257,8 @@ fn check_times(kind: EventKind, ev: &EventFields) -> Result<(), EventError> {
     Ok(())
 }
 
-fn record_metadata(
-    trace: &mut RawTrace,
-    name: Option<&str>,
-    pid: Option<u32>,
-    tid: Option<u32>,
-    fields: &ArgFields,
-) {
-    let Some(pid) = pid else { return };
-    let as_text = |v: Option<&RawValue>| v.and_then(id_text);
-    match name {
-        Some("process_name") => {
-            if let Some(v) = as_text(fields.name) {
-                trace.process_names.insert(pid, v);
-            }
-        }
-        Some("process_labels") => {
-            if let Some(v) = as_text(fields.labels) {
-                trace.process_labels.insert(pid, v);
-            }
-        }
-        Some("thread_name") => {
-            if let (Some(tid), Some(v)) = (tid, as_text(fields.name)) {
-                trace.thread_names.insert((pid, tid), v);
-            }
-        }
-        _ => {}
-    }
-}
-
-/// `pid`/`tid` as text: strings unquoted, numbers as written.
-fn id_text(v: &RawValue) -> Option<String> {
-    let raw = v.get();
+/// `pid`/`tid` (and metadata names) as text: strings unquoted, numbers as written.
+pub fn id_text(raw: &str) -> Option<String> {
     if raw.starts_with('"') {
         serde_json::from_str::<String>(raw).ok()
     } else if raw == "null" {
@@ -250,10 +268,25 @@ fn id_text(v: &RawValue) -> Option<String> {
     }
 }
 
+fn raw(v: Option<&RawValue>) -> Option<&str> {
+    v.map(RawValue::get)
+}
+
 fn flow_id(v: &RawValue) -> Option<i64> {
     serde_json::from_str::<LenientInt>(v.get())
         .ok()
         .and_then(|l| l.0)
+}
+
+/// `LenientInt` of a float.
+pub fn lenient_f64(v: f64) -> Option<i64> {
+    let ok = v.fract() == 0.0 && v.abs() < 9.0e15;
+    ok.then_some(v as i64)
+}
+
+/// `LenientInt` of a string.
+pub fn lenient_str(v: &str) -> Option<i64> {
+    v.trim().parse().ok()
 }
 
 fn serde_problem(e: &serde_json::Error, text: &[u8], at: u64) -> EventError {
@@ -280,12 +313,12 @@ mod tests {
             "args":{"correlation":42,"stream":"7","device":0.0,"External id":[1]}}"#;
         assert!(push_event(&mut t, ev).is_ok());
         assert_eq!(t.kind[0], EventKind::Kernel);
-        assert_eq!(t.str(t.pid[0]), Some("0"));
-        assert_eq!(t.str(t.tid[0]), Some("7"));
-        assert_eq!(t.correlation[0], Some(42));
-        assert_eq!(t.stream[0], Some(7));
-        assert_eq!(t.device[0], Some(0));
-        assert_eq!(t.external_id[0], None);
+        assert_eq!(t.str(t.pid.get(0)), Some("0"));
+        assert_eq!(t.str(t.tid.get(0)), Some("7"));
+        assert_eq!(t.correlation.get(0), Some(42));
+        assert_eq!(t.stream.get(0), Some(7));
+        assert_eq!(t.device.get(0), Some(0));
+        assert_eq!(t.external_id.get(0), None);
         assert_eq!(t.t_end(0), Some(12.5));
         assert!(t
             .args_of(0)

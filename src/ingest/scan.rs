@@ -1,13 +1,16 @@
 //! A streaming splitter for the top level of a trace document.
 //!
 //! Kineto traces are one object whose `traceEvents` array holds almost all of the
-//! bytes. This splitter walks the top level itself and hands each event's bytes to a
-//! callback, so the caller can decode events one at a time with borrowed strings and
-//! never build a tree of the whole document. The other top-level keys are returned
-//! as raw JSON text (they are small: metadata, device properties, versions).
+//! bytes. This splitter walks the top level itself and hands each event to an
+//! [`EventSink`], so events are decoded one at a time with borrowed strings and no
+//! tree of the whole document is ever built. The sink first gets the bytes from the
+//! event's start to the end of the buffer and may decode the event in one pass;
+//! if it declines, the splitter finds the event's end and hands over exactly its
+//! bytes. The other top-level keys are returned as raw JSON text (they are small:
+//! metadata, device properties, versions).
 
 use super::error::Problem;
-use super::source::JsonStream;
+use super::source::{JsonStream, HEADROOM};
 
 /// What a value looks like to the splitter before it is decoded.
 enum Scan {
@@ -17,17 +20,34 @@ enum Scan {
     NeedMore,
 }
 
+/// Receives the elements of `traceEvents`, in order.
+pub trait EventSink {
+    /// Decodes the event at the start of `bytes` (which run on past it, to the end
+    /// of what has been read) if it can, and returns its length; `None` declines
+    /// and has the event passed to [`EventSink::event`] instead.
+    fn event_prefix(
+        &mut self,
+        index: u64,
+        offset: u64,
+        bytes: &[u8],
+    ) -> Result<Option<usize>, Problem>;
+
+    /// Decodes the event that is exactly `bytes`, found at byte `offset`.
+    fn event(&mut self, index: u64, offset: u64, bytes: &[u8]) -> Result<(), Problem>;
+}
+
 /// Reads a trace document from `stream`.
 ///
-/// `on_event(index, byte_offset, bytes)` is called for every element of
-/// `traceEvents`, in order; every other top-level key is returned with its raw JSON.
+/// Every element of `traceEvents` goes to `sink`, in order; every other top-level
+/// key is returned with its raw JSON.
 pub fn split_document(
     stream: JsonStream,
-    mut on_event: impl FnMut(u64, u64, &[u8]) -> Result<(), Problem>,
+    sink: &mut impl EventSink,
 ) -> Result<Vec<(String, String)>, Problem> {
     let mut s = Splitter {
         stream,
         buf: Vec::new(),
+        start: 0,
         pos: 0,
         base: 0,
         eof: false,
@@ -58,7 +78,7 @@ pub fn split_document(
             let key = s.key()?;
             if key == "traceEvents" {
                 saw_events = true;
-                s.events(&mut on_event)?;
+                s.events(sink)?;
             } else {
                 let (offset, len) = s.value()?;
                 let text = &s.buf[s.pos..s.pos + len];
@@ -122,29 +142,45 @@ pub fn strip_position(message: &str) -> String {
 
 struct Splitter {
     stream: JsonStream,
+    /// The JSON read so far and not yet dropped is `buf[start..]`.
     buf: Vec<u8>,
+    start: usize,
     pos: usize,
-    /// Offset in the document of `buf[0]`.
+    /// Offset in the document of `buf[start]`.
     base: u64,
     eof: bool,
 }
 
 impl Splitter {
     /// Drops consumed bytes and reads more; false at the end of input.
+    ///
+    /// The unread bytes move into the new chunk's headroom when they fit (an event
+    /// cut by the chunk boundary, typically), else the chunk is appended to them.
     fn fill(&mut self) -> Result<bool, Problem> {
         if self.eof {
             return Ok(false);
         }
-        if self.pos > 0 {
+        let Some(mut chunk) = self.stream.next_chunk()? else {
+            self.eof = true;
+            return Ok(false);
+        };
+        let unread = self.buf.len() - self.pos;
+        self.base += (self.pos - self.start) as u64;
+        if unread <= HEADROOM {
+            let start = HEADROOM - unread;
+            chunk[start..HEADROOM].copy_from_slice(&self.buf[self.pos..]);
+            let spent = std::mem::replace(&mut self.buf, chunk);
+            self.stream.recycle(spent);
+            self.start = start;
+            self.pos = start;
+        } else {
             self.buf.drain(..self.pos);
-            self.base += self.pos as u64;
+            self.buf.extend_from_slice(&chunk[HEADROOM..]);
+            self.stream.recycle(chunk);
+            self.start = 0;
             self.pos = 0;
         }
-        let n = self.stream.read_into(&mut self.buf)?;
-        if n == 0 {
-            self.eof = true;
-        }
-        Ok(n > 0)
+        Ok(true)
     }
 
     /// The next non-whitespace byte, not consumed; None at the end of input.
@@ -165,7 +201,7 @@ impl Splitter {
     }
 
     fn offset(&self) -> u64 {
-        self.base + self.pos as u64
+        self.base + (self.pos - self.start) as u64
     }
 
     fn unexpected(&self, got: Option<u8>, wanted: &str) -> Problem {
@@ -216,10 +252,7 @@ impl Splitter {
         Ok(key)
     }
 
-    fn events(
-        &mut self,
-        on_event: &mut impl FnMut(u64, u64, &[u8]) -> Result<(), Problem>,
-    ) -> Result<(), Problem> {
+    fn events(&mut self, sink: &mut impl EventSink) -> Result<(), Problem> {
         match self.peek()? {
             Some(b'[') => self.pos += 1,
             Some(_) => return Err(Problem::NotATrace("traceEvents is not an array".into())),
@@ -231,10 +264,17 @@ impl Splitter {
         }
         let mut index = 0u64;
         loop {
-            let (offset, len) = self.value()?;
-            let bytes = &self.buf[self.pos..self.pos + len];
-            on_event(index, offset, bytes)?;
-            self.pos += len;
+            if self.peek()?.is_none() {
+                return Err(self.unexpected(None, "a value"));
+            }
+            let read = sink.event_prefix(index, self.offset(), &self.buf[self.pos..])?;
+            if let Some(len) = read {
+                self.pos += len;
+            } else {
+                let (offset, len) = self.value()?;
+                sink.event(index, offset, &self.buf[self.pos..self.pos + len])?;
+                self.pos += len;
+            }
             index += 1;
             match self.peek()? {
                 Some(b',') => self.pos += 1,

@@ -7,7 +7,7 @@
 
 use std::fs::File;
 use std::io::{self, Read, Seek};
-use std::sync::mpsc::{sync_channel, Receiver};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::thread;
 
 use super::error::Problem;
@@ -20,30 +20,35 @@ const PROGRESS_MIN_BYTES: u64 = 4 << 20;
 const GZIP_MAGIC: &[u8] = &[0x1f, 0x8b];
 const ZIP_MAGIC: &[u8] = b"PK\x03\x04";
 
+/// Free bytes at the front of every chunk: the parser copies the unread end of
+/// the previous chunk (an event cut in two) there, so the JSON stays contiguous
+/// without copying whole chunks.
+pub const HEADROOM: usize = 64 << 10;
+
 /// A stream of decompressed JSON bytes, produced on a background thread.
+///
+/// Each chunk is a buffer whose JSON starts at [`HEADROOM`].
 pub struct JsonStream {
     chunks: Receiver<Result<Vec<u8>, Problem>>,
-    current: Vec<u8>,
-    pos: usize,
+    /// Read chunks go back to the reader thread for reuse, which saves it
+    /// allocating, zeroing and faulting in a fresh megabyte each time.
+    spent: SyncSender<Vec<u8>>,
 }
 
 impl JsonStream {
-    /// Reads the next part of the JSON into `out`; returns 0 at the end.
-    pub fn read_into(&mut self, out: &mut Vec<u8>) -> Result<usize, Problem> {
-        if self.pos >= self.current.len() {
-            match self.chunks.recv() {
-                Ok(Ok(chunk)) => {
-                    self.current = chunk;
-                    self.pos = 0;
-                }
-                Ok(Err(problem)) => return Err(problem),
-                Err(_) => return Ok(0),
-            }
+    /// The next chunk (JSON from [`HEADROOM`] on); None at the end.
+    pub fn next_chunk(&mut self) -> Result<Option<Vec<u8>>, Problem> {
+        match self.chunks.recv() {
+            Ok(Ok(chunk)) => Ok(Some(chunk)),
+            Ok(Err(problem)) => Err(problem),
+            Err(_) => Ok(None),
         }
-        let n = self.current.len() - self.pos;
-        out.extend_from_slice(&self.current[self.pos..]);
-        self.pos = self.current.len();
-        Ok(n)
+    }
+
+    /// Gives a chunk back for reuse.
+    pub fn recycle(&mut self, chunk: Vec<u8>) {
+        // The reader may have finished or have enough; then the chunk is dropped.
+        let _ = self.spent.try_send(chunk);
     }
 }
 
@@ -67,8 +72,13 @@ pub fn open(path: &str) -> Result<JsonStream, Problem> {
     };
     let progress = size.and_then(progress_bar);
     let (tx, rx) = sync_channel(4);
+    let (spent_tx, spent_rx) = sync_channel(CHUNKS_IN_FLIGHT);
     thread::spawn(move || {
-        let result = produce(input, progress.clone(), &|chunk| tx.send(Ok(chunk)).is_ok());
+        let chunks = Chunks {
+            send: &|chunk| tx.send(Ok(chunk)).is_ok(),
+            spent: spent_rx,
+        };
+        let result = produce(input, progress.clone(), &chunks);
         if let Some(bar) = progress {
             bar.finish_and_clear();
         }
@@ -78,9 +88,28 @@ pub fn open(path: &str) -> Result<JsonStream, Problem> {
     });
     Ok(JsonStream {
         chunks: rx,
-        current: Vec::new(),
-        pos: 0,
+        spent: spent_tx,
     })
+}
+
+/// Chunks queued or being read at once: the channel's 4, one in each thread's hands.
+const CHUNKS_IN_FLIGHT: usize = 6;
+
+/// The reader thread's end of the chunk channels.
+struct Chunks<'a> {
+    /// Hands a chunk over; false once the parser has stopped listening.
+    send: &'a dyn Fn(Vec<u8>) -> bool,
+    /// Chunks the parser is done with.
+    spent: Receiver<Vec<u8>>,
+}
+
+impl Chunks<'_> {
+    /// A buffer to read `CHUNK` bytes into after the headroom: a spent one if any.
+    fn buffer(&self) -> Vec<u8> {
+        let mut chunk = self.spent.try_recv().unwrap_or_default();
+        chunk.resize(HEADROOM + CHUNK, 0);
+        chunk
+    }
 }
 
 trait ReadSeek: Read + Seek + Send {}
@@ -120,7 +149,7 @@ impl<R: Read> Read for Counted<R> {
 fn produce(
     mut input: Box<dyn ReadSeek>,
     bar: Option<indicatif::ProgressBar>,
-    send: &dyn Fn(Vec<u8>) -> bool,
+    chunks: &Chunks,
 ) -> Result<(), Problem> {
     let mut magic = [0u8; 4];
     let got = read_up_to(&mut input, &mut magic).map_err(|e| Problem::Read(e.to_string()))?;
@@ -135,7 +164,7 @@ fn produce(
         let counted = Counted { inner: input, bar };
         let decoder =
             flate2::read::MultiGzDecoder::new(io::BufReader::with_capacity(CHUNK, counted));
-        pump(decoder, send, |e| Problem::Gzip(e.to_string()))
+        pump(decoder, chunks, |e| Problem::Gzip(e.to_string()))
     } else if head.starts_with(ZIP_MAGIC) {
         let mut archive = zip::ZipArchive::new(input).map_err(|e| Problem::Zip(e.to_string()))?;
         let index = pick_zip_entry(&mut archive)?;
@@ -145,14 +174,14 @@ fn produce(
         let gz = entry.name().ends_with(".gz");
         let counted = Counted { inner: entry, bar };
         if gz {
-            pump(flate2::read::MultiGzDecoder::new(counted), send, |e| {
+            pump(flate2::read::MultiGzDecoder::new(counted), chunks, |e| {
                 Problem::Gzip(e.to_string())
             })
         } else {
-            pump(counted, send, |e| Problem::Zip(e.to_string()))
+            pump(counted, chunks, |e| Problem::Zip(e.to_string()))
         }
     } else {
-        pump(Counted { inner: input, bar }, send, |e| {
+        pump(Counted { inner: input, bar }, chunks, |e| {
             Problem::Read(e.to_string())
         })
     }
@@ -194,17 +223,17 @@ fn read_up_to(r: &mut dyn Read, buf: &mut [u8]) -> io::Result<usize> {
 
 fn pump(
     mut reader: impl Read,
-    send: &dyn Fn(Vec<u8>) -> bool,
+    chunks: &Chunks,
     on_error: impl Fn(io::Error) -> Problem,
 ) -> Result<(), Problem> {
     loop {
-        let mut chunk = vec![0u8; CHUNK];
-        let n = read_up_to(&mut reader, &mut chunk).map_err(&on_error)?;
+        let mut chunk = chunks.buffer();
+        let n = read_up_to(&mut reader, &mut chunk[HEADROOM..]).map_err(&on_error)?;
         if n == 0 {
             return Ok(());
         }
-        chunk.truncate(n);
-        if !send(chunk) {
+        chunk.truncate(HEADROOM + n);
+        if !(chunks.send)(chunk) {
             return Ok(());
         }
     }

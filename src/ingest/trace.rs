@@ -3,7 +3,11 @@
 //! The row index is the event's uid (its 0-based position in `traceEvents`), which
 //! is how the reference tool numbers events, so uids in our outputs match theirs.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use super::decode::{id_text, Event};
 
 /// What an event is, decided once from its `cat` and `ph`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -75,7 +79,7 @@ impl EventKind {
 /// Interned strings: names repeat thousands of times, so each is stored once.
 #[derive(Default)]
 pub struct Strings {
-    ids: HashMap<Box<str>, u32>,
+    ids: HashMap<Box<str>, u32, BuildHasherDefault<FxHasher>>,
     list: Vec<Box<str>>,
 }
 
@@ -90,18 +94,162 @@ impl Strings {
         id
     }
 
+    /// Like `intern`, trying `recent` (the id this column got last) first: ph, cat,
+    /// pid and tid mostly repeat from one event to the next.
+    pub fn intern_near(&mut self, recent: &mut u32, s: &str) -> u32 {
+        if self.list.get(*recent as usize).is_some_and(|r| **r == *s) {
+            return *recent;
+        }
+        *recent = self.intern(s);
+        *recent
+    }
+
     pub fn get(&self, id: u32) -> &str {
         &self.list[id as usize]
     }
 }
 
-/// The arguments of a cpu_op that describe its inputs, as raw JSON text.
-#[derive(Debug, Default, Clone)]
+/// The Firefox/rustc hash: a multiply and a rotate per word. Interning hashes every
+/// name, category and thread of every event, and SipHash's DoS resistance buys
+/// nothing for keys read from a file the user chose to open.
+#[derive(Default, Clone, Copy)]
+pub struct FxHasher(u64);
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(word));
+        }
+        let mut tail = [0u8; 8];
+        let rest = chunks.remainder();
+        tail[..rest.len()].copy_from_slice(rest);
+        self.add(u64::from_le_bytes(tail) ^ rest.len() as u64);
+    }
+
+    fn write_u8(&mut self, i: u8) {
+        self.add(u64::from(i));
+    }
+
+    fn write_u32(&mut self, i: u32) {
+        self.add(u64::from(i));
+    }
+
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+impl FxHasher {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+/// A bitmap, least significant bit first: Arrow's validity layout.
+#[derive(Default, Clone)]
+pub struct Bits {
+    words: Vec<u64>,
+    len: usize,
+}
+
+impl Bits {
+    pub fn push(&mut self, bit: bool) {
+        if self.len % 64 == 0 {
+            self.words.push(0);
+        }
+        if bit {
+            self.words[self.len / 64] |= 1 << (self.len % 64);
+        }
+        self.len += 1;
+    }
+
+    pub fn get(&self, i: usize) -> bool {
+        (self.words[i / 64] >> (i % 64)) & 1 == 1
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The words and the number of bits in use.
+    pub fn into_parts(self) -> (Vec<u64>, usize) {
+        (self.words, self.len)
+    }
+
+    fn shrink_to_fit(&mut self) {
+        self.words.shrink_to_fit();
+    }
+}
+
+/// A nullable column: values (the default where missing) and a validity bitmap,
+/// the layout Arrow uses, so the tables take it over without copying.
+#[derive(Default)]
+pub struct Column<T> {
+    values: Vec<T>,
+    valid: Bits,
+}
+
+impl<T: Copy + Default> Column<T> {
+    pub fn push(&mut self, v: Option<T>) {
+        self.values.push(v.unwrap_or_default());
+        self.valid.push(v.is_some());
+    }
+
+    #[inline]
+    pub fn get(&self, i: usize) -> Option<T> {
+        self.valid.get(i).then(|| self.values[i])
+    }
+
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+
+    /// The values (missing ones read as the default) and the validity bitmap.
+    pub fn into_parts(self) -> (Vec<T>, Bits) {
+        (self.values, self.valid)
+    }
+
+    fn shrink_to_fit(&mut self) {
+        self.values.shrink_to_fit();
+        self.valid.shrink_to_fit();
+    }
+}
+
+/// String offsets as Arrow lays them out: a leading 0, then where each row ends.
+pub struct Offsets(pub Vec<i32>);
+
+impl Default for Offsets {
+    fn default() -> Self {
+        Offsets(vec![0])
+    }
+}
+
+/// Where a cpu_op's input descriptions lie in [`RawTrace::args_text`] (byte ranges).
+#[derive(Debug, Default, Clone, Copy)]
 pub struct OpInputs {
-    pub dims: Option<String>,
-    pub types: Option<String>,
-    pub strides: Option<String>,
-    pub concrete: Option<String>,
+    pub dims: Option<(u32, u32)>,
+    pub types: Option<(u32, u32)>,
+    pub strides: Option<(u32, u32)>,
+    pub concrete: Option<(u32, u32)>,
 }
 
 /// A whole trace, decoded into columns. Row `i` is the event with uid `i`.
@@ -111,35 +259,48 @@ pub struct RawTrace {
     pub source: String,
     pub strings: Strings,
     pub kind: Vec<EventKind>,
-    pub ph: Vec<Option<u32>>,
-    pub cat: Vec<Option<u32>>,
-    pub name: Vec<Option<u32>>,
+    /// Interned strings ([`RawTrace::str`]).
+    pub ph: Column<u32>,
+    pub cat: Column<u32>,
+    pub name: Column<u32>,
     /// `pid` / `tid` as text: traces use numbers and strings alike.
-    pub pid: Vec<Option<u32>>,
-    pub tid: Vec<Option<u32>>,
-    pub ts: Vec<Option<f64>>,
-    pub dur: Vec<Option<f64>>,
-    pub correlation: Vec<Option<i64>>,
-    pub external_id: Vec<Option<i64>>,
-    pub stream: Vec<Option<i64>>,
-    pub device: Vec<Option<i64>>,
-    pub seq_num: Vec<Option<i64>>,
+    pub pid: Column<u32>,
+    pub tid: Column<u32>,
+    pub ts: Column<f64>,
+    pub dur: Column<f64>,
+    pub correlation: Column<i64>,
+    pub external_id: Column<i64>,
+    pub stream: Column<i64>,
+    pub device: Column<i64>,
+    pub seq_num: Column<i64>,
     /// `id` of flow events (the correlation they carry).
-    pub flow_id: Vec<Option<i64>>,
-    /// Raw `args` objects, stored back to back in `args_text`.
+    pub flow_id: Column<i64>,
+    /// Raw `args` objects, stored back to back: row `i` is
+    /// `args_text[args_offsets[i]..args_offsets[i + 1]]` where `args_valid` is set
+    /// (Arrow's string layout).
     pub args_text: String,
-    pub args_span: Vec<Option<(u32, u32)>>,
-    /// Input descriptions of cpu_ops, by uid.
-    pub op_inputs: HashMap<u32, OpInputs>,
+    pub args_offsets: Offsets,
+    pub args_valid: Bits,
+    /// Input descriptions of cpu_ops that have any, by ascending uid.
+    pub op_inputs: Vec<(u32, OpInputs)>,
     /// `process_name`, `process_labels` and `thread_name` metadata, last one wins.
     pub process_names: HashMap<u32, String>,
     pub process_labels: HashMap<u32, String>,
     pub thread_names: HashMap<(u32, u32), String>,
     /// Top-level keys other than `traceEvents`, as raw JSON.
     pub metadata: Vec<(String, String)>,
+    /// The last id interned for ph, cat, name, pid and tid (see `intern_near`).
+    recent: [u32; 5],
 }
 
 impl RawTrace {
+    pub fn new(source: &str) -> Self {
+        RawTrace {
+            source: source.to_string(),
+            ..RawTrace::default()
+        }
+    }
+
     pub fn len(&self) -> usize {
         self.kind.len()
     }
@@ -153,15 +314,146 @@ impl RawTrace {
     }
 
     pub fn name_of(&self, uid: usize) -> &str {
-        self.str(self.name[uid]).unwrap_or("")
+        self.str(self.name.get(uid)).unwrap_or("")
+    }
+
+    pub fn has_args(&self, uid: usize) -> bool {
+        self.args_valid.get(uid)
     }
 
     pub fn args_of(&self, uid: usize) -> Option<&str> {
-        self.args_span[uid].map(|(s, e)| &self.args_text[s as usize..e as usize])
+        let offsets = &self.args_offsets.0;
+        let range = offsets[uid] as usize..offsets[uid + 1] as usize;
+        self.has_args(uid).then(|| &self.args_text[range])
+    }
+
+    /// One input description of cpu_op `uid` (`pick` chooses which), as JSON text.
+    pub fn op_input(&self, uid: usize, pick: fn(&OpInputs) -> Option<(u32, u32)>) -> Option<&str> {
+        let i = self
+            .op_inputs
+            .binary_search_by_key(&(uid as u32), |(u, _)| *u)
+            .ok()?;
+        let (start, end) = pick(&self.op_inputs[i].1)?;
+        self.args_text.get(start as usize..end as usize)
     }
 
     /// `ts + dur` in f64, the way the reference computes interval ends.
     pub fn t_end(&self, uid: usize) -> Option<f64> {
-        self.ts[uid].map(|ts| ts + self.dur[uid].unwrap_or(0.0))
+        self.ts
+            .get(uid)
+            .map(|ts| ts + self.dur.get(uid).unwrap_or(0.0))
     }
+
+    /// Appends one decoded event as the next row.
+    pub fn push(&mut self, kind: EventKind, ev: &Event) -> Result<(), String> {
+        let args_start = self.args_text.len();
+        let args_end = args_start + ev.args.map_or(0, str::len);
+        let Ok(args_end_i32) = i32::try_from(args_end) else {
+            return Err(
+                "the events' args exceed 2 GiB of text, more than a table column holds".into(),
+            );
+        };
+        let strings = &mut self.strings;
+        let [near_ph, near_cat, near_name, near_pid, near_tid] = &mut self.recent;
+        let mut intern = |near: &mut u32, s: &Option<Cow<str>>| {
+            s.as_deref().map(|s| strings.intern_near(near, s))
+        };
+        let (pid, tid) = (intern(near_pid, &ev.pid), intern(near_tid, &ev.tid));
+        self.ph.push(intern(near_ph, &ev.ph));
+        self.cat.push(intern(near_cat, &ev.cat));
+        self.name.push(intern(near_name, &ev.name));
+        self.pid.push(pid);
+        self.tid.push(tid);
+        self.kind.push(kind);
+        self.ts.push(ev.ts);
+        self.dur.push(ev.dur);
+        self.correlation.push(ev.correlation);
+        self.external_id.push(ev.external_id);
+        self.stream.push(ev.stream);
+        self.device.push(ev.device);
+        self.seq_num.push(ev.seq_num);
+        self.flow_id.push(ev.flow_id);
+        if let Some(args) = ev.args {
+            self.args_text.push_str(args);
+            if kind == EventKind::CpuOp && ev.inputs.any() {
+                let span = |v: Option<&str>| v.and_then(|v| span_in(args, v, args_start));
+                let inputs = OpInputs {
+                    dims: span(ev.inputs.dims),
+                    types: span(ev.inputs.types),
+                    strides: span(ev.inputs.strides),
+                    concrete: span(ev.inputs.concrete),
+                };
+                self.op_inputs.push((self.kind.len() as u32 - 1, inputs));
+            }
+        }
+        self.args_offsets.0.push(args_end_i32);
+        self.args_valid.push(ev.args.is_some());
+        if kind == EventKind::Metadata {
+            self.record_metadata(ev, pid, tid);
+        }
+        Ok(())
+    }
+
+    fn record_metadata(&mut self, ev: &Event, pid: Option<u32>, tid: Option<u32>) {
+        let Some(pid) = pid else { return };
+        let as_text = |v: Option<&str>| v.and_then(id_text);
+        match ev.name.as_deref() {
+            Some("process_name") => {
+                if let Some(v) = as_text(ev.meta_name) {
+                    self.process_names.insert(pid, v);
+                }
+            }
+            Some("process_labels") => {
+                if let Some(v) = as_text(ev.meta_labels) {
+                    self.process_labels.insert(pid, v);
+                }
+            }
+            Some("thread_name") => {
+                if let (Some(tid), Some(v)) = (tid, as_text(ev.meta_name)) {
+                    self.thread_names.insert((pid, tid), v);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Gives back the spare capacity the growing columns reserved.
+    pub fn shrink_to_fit(&mut self) {
+        for c in [
+            &mut self.ph,
+            &mut self.cat,
+            &mut self.name,
+            &mut self.pid,
+            &mut self.tid,
+        ] {
+            c.shrink_to_fit();
+        }
+        self.ts.shrink_to_fit();
+        self.dur.shrink_to_fit();
+        for c in [
+            &mut self.correlation,
+            &mut self.external_id,
+            &mut self.stream,
+            &mut self.device,
+            &mut self.seq_num,
+            &mut self.flow_id,
+        ] {
+            c.shrink_to_fit();
+        }
+        self.kind.shrink_to_fit();
+        self.args_text.shrink_to_fit();
+        self.args_offsets.0.shrink_to_fit();
+        self.args_valid.shrink_to_fit();
+        self.op_inputs.shrink_to_fit();
+    }
+}
+
+/// The byte range of `inner` (a slice of `outer`) once `outer` sits at `base`.
+fn span_in(outer: &str, inner: &str, base: usize) -> Option<(u32, u32)> {
+    let start = (inner.as_ptr() as usize).checked_sub(outer.as_ptr() as usize)?;
+    let end = start + inner.len();
+    if end > outer.len() {
+        return None;
+    }
+    Some(((base + start) as u32, (base + end) as u32))
 }

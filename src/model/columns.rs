@@ -6,9 +6,12 @@ use datafusion::arrow::array::{
     ArrayRef, BooleanArray, Float64Array, Int64Array, Int64Builder, ListBuilder, StringArray,
     StringBuilder,
 };
+use datafusion::arrow::buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use datafusion::arrow::error::ArrowError;
 use datafusion::arrow::record_batch::RecordBatch;
+
+use crate::ingest::{Bits, Column};
 
 /// The column types tracesql uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -93,8 +96,91 @@ pub fn utf8<S: AsRef<str>>(values: impl IntoIterator<Item = Option<S>>) -> Array
     Arc::new(StringArray::from_iter(values))
 }
 
+/// A string column allocated once at its exact size (the iterator is walked twice:
+/// lengths, then bytes), for the large columns where growing buffers cost time and
+/// leave spare capacity behind.
+pub fn utf8_exact<'a, I>(rows: I) -> Result<ArrayRef, ArrowError>
+where
+    I: Iterator<Item = Option<&'a str>> + Clone,
+{
+    let (n, bytes) = rows.clone().fold((0usize, 0usize), |(n, b), r| {
+        (n + 1, b + r.map_or(0, str::len))
+    });
+    let mut values = Vec::with_capacity(bytes);
+    let mut offsets = Vec::with_capacity(n + 1);
+    let mut valid = Bits::default();
+    offsets.push(0i32);
+    for row in rows {
+        values.extend_from_slice(row.unwrap_or("").as_bytes());
+        offsets.push(offset(values.len())?);
+        valid.push(row.is_some());
+    }
+    let array = StringArray::try_new(
+        OffsetBuffer::new(ScalarBuffer::from(offsets)),
+        Buffer::from_vec(values),
+        nulls(valid),
+    )?;
+    Ok(Arc::new(array))
+}
+
+/// A string column taken over from text stored back to back (see
+/// `RawTrace::args_text`): no copy.
+pub fn utf8_parts(text: String, offsets: Vec<i32>, valid: Bits) -> Result<ArrayRef, ArrowError> {
+    let array = StringArray::try_new(
+        OffsetBuffer::new(ScalarBuffer::from(offsets)),
+        Buffer::from_vec(text.into_bytes()),
+        nulls(valid),
+    )?;
+    Ok(Arc::new(array))
+}
+
+fn offset(len: usize) -> Result<i32, ArrowError> {
+    i32::try_from(len).map_err(|_| {
+        ArrowError::ComputeError("a string column exceeds 2 GiB, more than Utf8 holds".into())
+    })
+}
+
+/// The same string on `n` rows, allocated once at its exact size.
 pub fn repeat_utf8(value: &str, n: usize) -> ArrayRef {
-    Arc::new(StringArray::from(vec![value; n]))
+    let len = value.len();
+    let fits = n
+        .checked_mul(len)
+        .is_some_and(|total| offset(total).is_ok());
+    if !fits {
+        // Out of Utf8's range: let the builder report it as it always has.
+        return Arc::new(StringArray::from(vec![value; n]));
+    }
+    let offsets: Vec<i32> = (0..=n).map(|i| (i * len) as i32).collect();
+    let values = value.repeat(n).into_bytes();
+    Arc::new(StringArray::new(
+        OffsetBuffer::new(ScalarBuffer::from(offsets)),
+        Buffer::from_vec(values),
+        None,
+    ))
+}
+
+/// A validity bitmap as Arrow's null buffer (None when nothing is null).
+fn nulls(valid: Bits) -> Option<NullBuffer> {
+    let (words, len) = valid.into_parts();
+    let nulls = NullBuffer::new(BooleanBuffer::new(Buffer::from_vec(words), 0, len));
+    (nulls.null_count() > 0).then_some(nulls)
+}
+
+/// A decoded Int64 column taken over without copying.
+pub fn int64_column(column: Column<i64>) -> ArrayRef {
+    let (values, valid) = column.into_parts();
+    Arc::new(Int64Array::new(ScalarBuffer::from(values), nulls(valid)))
+}
+
+/// A decoded Float64 column taken over without copying.
+pub fn float64_column(column: Column<f64>) -> ArrayRef {
+    let (values, valid) = column.into_parts();
+    Arc::new(Float64Array::new(ScalarBuffer::from(values), nulls(valid)))
+}
+
+/// An Int64 column with no NULLs, taken over without copying.
+pub fn int64_values(values: Vec<i64>) -> ArrayRef {
+    Arc::new(Int64Array::new(ScalarBuffer::from(values), None))
 }
 
 pub fn int64(values: impl IntoIterator<Item = Option<i64>>) -> ArrayRef {

@@ -1,8 +1,12 @@
 //! `events`: every event of the trace, one row each.
 
-use super::columns::{col, float64, int64, repeat_utf8, utf8, TableDoc};
-use crate::ingest::RawTrace;
+use super::columns::{
+    col, float64, float64_column, int64, int64_column, int64_values, repeat_utf8, utf8_exact,
+    utf8_parts, TableDoc,
+};
+use crate::ingest::{Column, RawTrace};
 use crate::tree::Links;
+use datafusion::arrow::array::ArrayRef;
 use datafusion::arrow::{error::ArrowError, record_batch::RecordBatch};
 
 pub const DOC: TableDoc = TableDoc {
@@ -30,30 +34,68 @@ pub const DOC: TableDoc = TableDoc {
     ],
 };
 
-pub fn build(trace: &RawTrace, links: &Links, name: &str) -> Result<RecordBatch, ArrowError> {
+/// The columns computed from the trace (the others are taken over from it).
+pub struct Derived {
+    ph: ArrayRef,
+    cat: ArrayRef,
+    name: ArrayRef,
+    pid: ArrayRef,
+    tid: ArrayRef,
+    t_end: ArrayRef,
+    parent_uid: ArrayRef,
+}
+
+/// Computes the columns that only read the trace (alongside the other tables).
+pub fn derive(trace: &RawTrace, links: &Links) -> Result<Derived, ArrowError> {
     let n = trace.len();
-    let s = |col: &Vec<Option<u32>>| utf8(col.iter().map(|id| trace.str(*id)));
+    let s = |col: &Column<u32>| utf8_exact((0..n).map(|u| trace.str(col.get(u))));
+    Ok(Derived {
+        ph: s(&trace.ph)?,
+        cat: s(&trace.cat)?,
+        name: s(&trace.name)?,
+        pid: s(&trace.pid)?,
+        tid: s(&trace.tid)?,
+        t_end: float64((0..n).map(|u| trace.t_end(u))),
+        parent_uid: int64(links.parent.iter().map(|p| p.map(|(u, _)| u as i64))),
+    })
+}
+
+/// Builds the table, taking the trace's columns over (most without a copy); it is
+/// built last, once the other tables have read the trace.
+pub fn build(trace: RawTrace, derived: Derived, name: &str) -> Result<RecordBatch, ArrowError> {
+    let n = trace.len();
+    let RawTrace {
+        ts,
+        dur,
+        correlation,
+        external_id,
+        stream,
+        device,
+        seq_num,
+        flow_id,
+        args_text,
+        args_offsets,
+        args_valid,
+        ..
+    } = trace;
     DOC.batch(vec![
         ("trace", repeat_utf8(name, n)),
-        ("uid", int64((0..n as i64).map(Some))),
-        ("ph", s(&trace.ph)),
-        ("cat", s(&trace.cat)),
-        ("name", s(&trace.name)),
-        ("pid", s(&trace.pid)),
-        ("tid", s(&trace.tid)),
-        ("ts", float64(trace.ts.iter().copied())),
-        ("dur", float64(trace.dur.iter().copied())),
-        ("t_end", float64((0..n).map(|u| trace.t_end(u)))),
-        ("correlation", int64(trace.correlation.iter().copied())),
-        ("external_id", int64(trace.external_id.iter().copied())),
-        ("stream", int64(trace.stream.iter().copied())),
-        ("device", int64(trace.device.iter().copied())),
-        ("seq_num", int64(trace.seq_num.iter().copied())),
-        ("flow_id", int64(trace.flow_id.iter().copied())),
-        (
-            "parent_uid",
-            int64(links.parent.iter().map(|p| p.map(|(u, _)| u as i64))),
-        ),
-        ("args", utf8((0..n).map(|u| trace.args_of(u)))),
+        ("uid", int64_values((0..n as i64).collect())),
+        ("ph", derived.ph),
+        ("cat", derived.cat),
+        ("name", derived.name),
+        ("pid", derived.pid),
+        ("tid", derived.tid),
+        ("ts", float64_column(ts)),
+        ("dur", float64_column(dur)),
+        ("t_end", derived.t_end),
+        ("correlation", int64_column(correlation)),
+        ("external_id", int64_column(external_id)),
+        ("stream", int64_column(stream)),
+        ("device", int64_column(device)),
+        ("seq_num", int64_column(seq_num)),
+        ("flow_id", int64_column(flow_id)),
+        ("parent_uid", derived.parent_uid),
+        ("args", utf8_parts(args_text, args_offsets.0, args_valid)?),
     ])
 }

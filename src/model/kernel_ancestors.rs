@@ -1,6 +1,6 @@
 //! `kernel_ancestors`: every (GPU event, ancestor) pair of the call tree.
 
-use super::columns::{col, int64, repeat_utf8, TableDoc};
+use super::columns::{col, int64_values, repeat_utf8, TableDoc};
 use crate::ingest::RawTrace;
 use crate::tree::Links;
 use datafusion::arrow::{error::ArrowError, record_batch::RecordBatch};
@@ -17,20 +17,22 @@ pub const DOC: TableDoc = TableDoc {
 };
 
 pub fn build(trace: &RawTrace, links: &Links, name: &str) -> Result<RecordBatch, ArrowError> {
-    let mut rows: Vec<(i64, i64, i64)> = Vec::new();
+    let (mut kernel, mut ancestor, mut depths) = (Vec::new(), Vec::new(), Vec::new());
     for g in (0..trace.len()).filter(|&u| trace.kind[u].is_gpu()) {
         let mut depth = 0;
         let mut at = links.parent[g].map(|(p, _)| p);
         while let Some(uid) = at {
             depth += 1;
-            rows.push((g as i64, uid as i64, depth));
+            kernel.push(g as i64);
+            ancestor.push(uid as i64);
+            depths.push(depth);
             at = links.parent[uid as usize].map(|(p, _)| p);
         }
     }
     DOC.batch(vec![
-        ("trace", repeat_utf8(name, rows.len())),
-        ("kernel_uid", int64(rows.iter().map(|r| Some(r.0)))),
-        ("ancestor_uid", int64(rows.iter().map(|r| Some(r.1)))),
-        ("depth", int64(rows.iter().map(|r| Some(r.2)))),
+        ("trace", repeat_utf8(name, kernel.len())),
+        ("kernel_uid", int64_values(kernel)),
+        ("ancestor_uid", int64_values(ancestor)),
+        ("depth", int64_values(depths)),
     ])
 }

@@ -76,36 +76,42 @@ pub fn build(trace: &RawTrace, links: &Links, name: &str) -> Result<RecordBatch,
     DOC.batch(vec![
         ("trace", repeat_utf8(name, n)),
         ("uid", int64(uids.iter().map(|&u| Some(u as i64)))),
-        ("name", utf8(uids.iter().map(|&u| trace.str(trace.name[u])))),
-        ("cat", utf8(uids.iter().map(|&u| trace.str(trace.cat[u])))),
+        (
+            "name",
+            utf8(uids.iter().map(|&u| trace.str(trace.name.get(u)))),
+        ),
+        (
+            "cat",
+            utf8(uids.iter().map(|&u| trace.str(trace.cat.get(u)))),
+        ),
         (
             "class",
             utf8(uids.iter().map(|&u| links.gpu_class[u].map(|c| c.as_str()))),
         ),
-        ("ts", float64(uids.iter().map(|&u| trace.ts[u]))),
-        ("dur", float64(uids.iter().map(|&u| trace.dur[u]))),
+        ("ts", float64(uids.iter().map(|&u| trace.ts.get(u)))),
+        ("dur", float64(uids.iter().map(|&u| trace.dur.get(u)))),
         ("t_end", float64(uids.iter().map(|&u| trace.t_end(u)))),
         (
             "device",
             int64(
                 uids.iter()
-                    .map(|&u| trace.device[u].or_else(|| numeric(trace.pid[u]))),
+                    .map(|&u| trace.device.get(u).or_else(|| numeric(trace.pid.get(u)))),
             ),
         ),
         (
             "stream",
             int64(
                 uids.iter()
-                    .map(|&u| trace.stream[u].or_else(|| numeric(trace.tid[u]))),
+                    .map(|&u| trace.stream.get(u).or_else(|| numeric(trace.tid.get(u)))),
             ),
         ),
         (
             "correlation",
-            int64(uids.iter().map(|&u| trace.correlation[u])),
+            int64(uids.iter().map(|&u| trace.correlation.get(u))),
         ),
         (
             "external_id",
-            int64(uids.iter().map(|&u| trace.external_id[u])),
+            int64(uids.iter().map(|&u| trace.external_id.get(u))),
         ),
         (
             "launch_uid",

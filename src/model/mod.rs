@@ -46,26 +46,45 @@ pub fn table_doc(name: &str) -> Option<&'static TableDoc> {
 }
 
 /// The tables of one trace: `(table name, batch)` in [`TABLES`] order.
+///
+/// Takes the trace: `events` is built last and takes its columns over, so the
+/// decoded trace and its largest table are never both held in full. The other
+/// tables only read the trace and are built on two threads.
 pub fn build_tables(
-    trace: &RawTrace,
+    trace: RawTrace,
     links: &Links,
     trace_name: &str,
 ) -> Result<Vec<(&'static str, RecordBatch)>, ArrowError> {
+    let (derived, side, kernels, tree_edges, kernel_ancestors) = std::thread::scope(|scope| {
+        let trace = &trace;
+        let side = scope.spawn(move || -> Result<_, ArrowError> {
+            Ok((
+                ops::build(trace, links, trace_name)?,
+                collectives::build(trace, links, trace_name)?,
+                trace_meta::build(trace, trace_name)?,
+                threads::build(trace, trace_name)?,
+            ))
+        });
+        let kernels = kernels::build(trace, links, trace_name)?;
+        let derived = events::derive(trace, links)?;
+        let tree_edges = tree_edges::build(links, trace_name)?;
+        let kernel_ancestors = kernel_ancestors::build(trace, links, trace_name)?;
+        let side = side
+            .join()
+            .map_err(|_| ArrowError::ComputeError("a table builder thread panicked".into()))??;
+        Ok::<_, ArrowError>((derived, side, kernels, tree_edges, kernel_ancestors))
+    })?;
+    let (ops, collectives, trace_meta, threads) = side;
+    let events = events::build(trace, derived, trace_name)?;
     Ok(vec![
-        (events::DOC.name, events::build(trace, links, trace_name)?),
-        (ops::DOC.name, ops::build(trace, links, trace_name)?),
-        (kernels::DOC.name, kernels::build(trace, links, trace_name)?),
-        (tree_edges::DOC.name, tree_edges::build(links, trace_name)?),
-        (
-            kernel_ancestors::DOC.name,
-            kernel_ancestors::build(trace, links, trace_name)?,
-        ),
-        (
-            collectives::DOC.name,
-            collectives::build(trace, links, trace_name)?,
-        ),
-        (trace_meta::DOC.name, trace_meta::build(trace, trace_name)?),
-        (threads::DOC.name, threads::build(trace, trace_name)?),
+        (events::DOC.name, events),
+        (ops::DOC.name, ops),
+        (kernels::DOC.name, kernels),
+        (tree_edges::DOC.name, tree_edges),
+        (kernel_ancestors::DOC.name, kernel_ancestors),
+        (collectives::DOC.name, collectives),
+        (trace_meta::DOC.name, trace_meta),
+        (threads::DOC.name, threads),
     ])
 }
 
@@ -73,7 +92,7 @@ pub fn build_tables(
 fn busy_time(trace: &RawTrace, gpu: &[u32]) -> f64 {
     let intervals = gpu
         .iter()
-        .filter_map(|&g| Some((trace.ts[g as usize]?, trace.t_end(g as usize)?)))
+        .filter_map(|&g| Some((trace.ts.get(g as usize)?, trace.t_end(g as usize)?)))
         .collect();
     tracesql_udfs::intervals::union_length(intervals)
 }
@@ -81,19 +100,23 @@ fn busy_time(trace: &RawTrace, gpu: &[u32]) -> f64 {
 /// Process and thread names from the trace's metadata events ("Unknown" if absent,
 /// as the reference tool prints them).
 fn process_name(trace: &RawTrace, uid: usize) -> &str {
-    trace.pid[uid]
+    trace
+        .pid
+        .get(uid)
         .and_then(|p| trace.process_names.get(&p))
         .map_or("Unknown", String::as_str)
 }
 
 fn process_label(trace: &RawTrace, uid: usize) -> &str {
-    trace.pid[uid]
+    trace
+        .pid
+        .get(uid)
         .and_then(|p| trace.process_labels.get(&p))
         .map_or("Unknown", String::as_str)
 }
 
 fn thread_name(trace: &RawTrace, uid: usize) -> &str {
-    match (trace.pid[uid], trace.tid[uid]) {
+    match (trace.pid.get(uid), trace.tid.get(uid)) {
         (Some(p), Some(t)) => trace
             .thread_names
             .get(&(p, t))

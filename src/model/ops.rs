@@ -5,7 +5,7 @@ use super::columns::{
     utf8_list_from_json, TableDoc,
 };
 use super::{busy_time, process_label, process_name, thread_name};
-use crate::ingest::{EventKind, RawTrace};
+use crate::ingest::{EventKind, OpInputs, RawTrace};
 use crate::tree::{EdgeKind, Links};
 use datafusion::arrow::{error::ArrowError, record_batch::RecordBatch};
 
@@ -49,14 +49,9 @@ pub fn build(trace: &RawTrace, links: &Links, name: &str) -> Result<RecordBatch,
         .filter(|&u| trace.kind[u] == EventKind::CpuOp)
         .collect();
     let n = uids.len();
-    let input = |f: fn(&crate::ingest::OpInputs) -> &Option<String>| {
+    let input = |pick: fn(&OpInputs) -> Option<(u32, u32)>| {
         uids.iter()
-            .map(|u| {
-                trace
-                    .op_inputs
-                    .get(&(*u as u32))
-                    .and_then(|i| f(i).as_deref())
-            })
+            .map(|&u| trace.op_input(u, pick))
             .collect::<Vec<_>>()
     };
     let parent = |u: usize| {
@@ -69,11 +64,20 @@ pub fn build(trace: &RawTrace, links: &Links, name: &str) -> Result<RecordBatch,
     DOC.batch(vec![
         ("trace", repeat_utf8(name, n)),
         ("uid", int64(uids.iter().map(|&u| Some(u as i64)))),
-        ("name", utf8(uids.iter().map(|&u| trace.str(trace.name[u])))),
-        ("ts", float64(uids.iter().map(|&u| trace.ts[u]))),
-        ("dur", float64(uids.iter().map(|&u| trace.dur[u]))),
-        ("pid", utf8(uids.iter().map(|&u| trace.str(trace.pid[u])))),
-        ("tid", utf8(uids.iter().map(|&u| trace.str(trace.tid[u])))),
+        (
+            "name",
+            utf8(uids.iter().map(|&u| trace.str(trace.name.get(u)))),
+        ),
+        ("ts", float64(uids.iter().map(|&u| trace.ts.get(u)))),
+        ("dur", float64(uids.iter().map(|&u| trace.dur.get(u)))),
+        (
+            "pid",
+            utf8(uids.iter().map(|&u| trace.str(trace.pid.get(u)))),
+        ),
+        (
+            "tid",
+            utf8(uids.iter().map(|&u| trace.str(trace.tid.get(u)))),
+        ),
         (
             "process_name",
             utf8(uids.iter().map(|&u| Some(process_name(trace, u)))),
@@ -88,9 +92,9 @@ pub fn build(trace: &RawTrace, links: &Links, name: &str) -> Result<RecordBatch,
         ),
         (
             "external_id",
-            int64(uids.iter().map(|&u| trace.external_id[u])),
+            int64(uids.iter().map(|&u| trace.external_id.get(u))),
         ),
-        ("seq_num", int64(uids.iter().map(|&u| trace.seq_num[u]))),
+        ("seq_num", int64(uids.iter().map(|&u| trace.seq_num.get(u)))),
         ("parent_uid", int64(uids.iter().map(|&u| parent(u)))),
         (
             "is_root",
@@ -107,20 +111,20 @@ pub fn build(trace: &RawTrace, links: &Links, name: &str) -> Result<RecordBatch,
                     .map(|&u| links.forward_of.get(&(u as u32)).map(|&f| f as i64)),
             ),
         ),
-        ("input_dims", int64_list_list_from_json(input(|i| &i.dims))),
-        ("input_types", utf8_list_from_json(input(|i| &i.types))),
+        ("input_dims", int64_list_list_from_json(input(|i| i.dims))),
+        ("input_types", utf8_list_from_json(input(|i| i.types))),
         (
             "input_strides",
-            int64_list_list_from_json(input(|i| &i.strides)),
+            int64_list_list_from_json(input(|i| i.strides)),
         ),
         (
             "concrete_inputs",
-            utf8_list_from_json(input(|i| &i.concrete)),
+            utf8_list_from_json(input(|i| i.concrete)),
         ),
-        ("input_dims_json", utf8(input(|i| &i.dims))),
-        ("input_strides_json", utf8(input(|i| &i.strides))),
-        ("input_types_json", utf8(input(|i| &i.types))),
-        ("concrete_inputs_json", utf8(input(|i| &i.concrete))),
+        ("input_dims_json", utf8(input(|i| i.dims))),
+        ("input_strides_json", utf8(input(|i| i.strides))),
+        ("input_types_json", utf8(input(|i| i.types))),
+        ("concrete_inputs_json", utf8(input(|i| i.concrete))),
         (
             "direct_kernel_count",
             int64(uids.iter().map(|&u| Some(direct(u).len() as i64))),

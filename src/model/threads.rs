@@ -24,7 +24,7 @@ pub fn build(trace: &RawTrace, name: &str) -> Result<RecordBatch, ArrowError> {
     let mut seen = BTreeSet::new();
     let mut first_uid = Vec::new();
     for u in 0..trace.len() {
-        let key = (trace.pid[u], trace.tid[u]);
+        let key = (trace.pid.get(u), trace.tid.get(u));
         if key.0.is_some() && seen.insert(key) {
             first_uid.push(u);
         }
@@ -34,11 +34,11 @@ pub fn build(trace: &RawTrace, name: &str) -> Result<RecordBatch, ArrowError> {
         ("trace", repeat_utf8(name, n)),
         (
             "pid",
-            utf8(first_uid.iter().map(|&u| trace.str(trace.pid[u]))),
+            utf8(first_uid.iter().map(|&u| trace.str(trace.pid.get(u)))),
         ),
         (
             "tid",
-            utf8(first_uid.iter().map(|&u| trace.str(trace.tid[u]))),
+            utf8(first_uid.iter().map(|&u| trace.str(trace.tid.get(u)))),
         ),
         (
             "process_name",

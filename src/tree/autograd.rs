@@ -13,7 +13,7 @@ const BACKWARD_PREFIX: &str = "autograd::engine::evaluate_function:";
 pub fn link_backward_to_forward(trace: &RawTrace, links: &mut Links) {
     let mut by_seq: HashMap<i64, Vec<usize>> = HashMap::new();
     for u in 0..trace.len() {
-        if let Some(seq) = trace.seq_num[u] {
+        if let Some(seq) = trace.seq_num.get(u) {
             by_seq.entry(seq).or_default().push(u);
         }
     }
@@ -24,13 +24,13 @@ pub fn link_backward_to_forward(trace: &RawTrace, links: &mut Links) {
         else {
             continue;
         };
-        let bwd_thread = (trace.pid[bwd], trace.tid[bwd]);
+        let bwd_thread = (trace.pid.get(bwd), trace.tid.get(bwd));
         let mut forward: Option<usize> = None;
         for &u in uids {
-            if u == bwd || (trace.pid[u], trace.tid[u]) == bwd_thread {
+            if u == bwd || (trace.pid.get(u), trace.tid.get(u)) == bwd_thread {
                 continue;
             }
-            let later = forward.is_none_or(|f| trace.ts[u] > trace.ts[f]);
+            let later = forward.is_none_or(|f| trace.ts.get(u) > trace.ts.get(f));
             if later {
                 forward = Some(u);
             }

@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 
 use super::{EdgeKind, Links};
-use crate::ingest::{EventKind, RawTrace};
+use crate::ingest::{Column, EventKind, RawTrace};
 
 /// What kind of work a GPU event is, for timelines and attribution.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -101,12 +101,12 @@ impl LinkedBy {
 
 /// Which argument ties launches to GPU work: `correlation`, unless the first launch
 /// call in the trace lacks it, in which case old traces used `External id`.
-fn link_values(trace: &RawTrace) -> &[Option<i64>] {
+fn link_values(trace: &RawTrace) -> &Column<i64> {
     let first_launch = (0..trace.len()).find(|&u| {
         trace.kind[u].is_launch_api() && trace.name_of(u).to_ascii_lowercase().contains("launch")
     });
     match first_launch {
-        Some(u) if trace.correlation[u].is_none() => &trace.external_id,
+        Some(u) if trace.correlation.get(u).is_none() => &trace.external_id,
         _ => &trace.correlation,
     }
 }
@@ -122,7 +122,7 @@ pub fn attach_gpu_events(trace: &RawTrace, links: &mut Links) {
     let mut launch_by_key: HashMap<i64, u32> = HashMap::new();
     for u in 0..trace.len() {
         if trace.kind[u].is_launch_api() {
-            if let Some(k) = key[u] {
+            if let Some(k) = key.get(u) {
                 launch_by_key.insert(k, u as u32);
             }
         }
@@ -134,12 +134,12 @@ pub fn attach_gpu_events(trace: &RawTrace, links: &mut Links) {
             continue;
         }
         links.gpu_class[g] = GpuClass::of(kind, trace.name_of(g));
-        let Some(launch) = key[g].and_then(|k| launch_by_key.get(&k).copied()) else {
+        let Some(launch) = key.get(g).and_then(|k| launch_by_key.get(&k).copied()) else {
             continue;
         };
         let by = if is_graph_launch(trace.name_of(launch as usize)) {
             LinkedBy::Graph
-        } else if flow_targets.get(&key[g].unwrap_or_default()) == Some(&(g as u32)) {
+        } else if flow_targets.get(&key.get(g).unwrap_or_default()) == Some(&(g as u32)) {
             LinkedBy::Flow
         } else {
             LinkedBy::Correlation
@@ -156,11 +156,11 @@ pub fn attach_gpu_events(trace: &RawTrace, links: &mut Links) {
 /// Older PyTorch versions name these flows `async_cpu_to_gpu` instead of `ac2g`; both
 /// confirm a link (the reference indexes `ac2g` alone and so leaves such traces
 /// unlinked, see DIFFERENCES.md).
-fn flow_targets(trace: &RawTrace, key: &[Option<i64>]) -> HashMap<i64, u32> {
+fn flow_targets(trace: &RawTrace, key: &Column<i64>) -> HashMap<i64, u32> {
     let mut starts = HashMap::new();
     let mut ends = HashMap::new();
     for u in 0..trace.len() {
-        match (trace.kind[u], trace.flow_id[u]) {
+        match (trace.kind[u], trace.flow_id.get(u)) {
             (EventKind::FlowStart, Some(id)) => {
                 starts.insert(id, u);
             }
@@ -173,14 +173,14 @@ fn flow_targets(trace: &RawTrace, key: &[Option<i64>]) -> HashMap<i64, u32> {
     let mut by_place = HashMap::new();
     for u in 0..trace.len() {
         let flow = matches!(trace.kind[u], EventKind::FlowStart | EventKind::FlowEnd);
-        if let (false, Some(k), Some(_)) = (flow, key[u], trace.args_span[u]) {
-            by_place.insert((trace.pid[u], trace.tid[u], k), u as u32);
+        if let (false, Some(k), true) = (flow, key.get(u), trace.has_args(u)) {
+            by_place.insert((trace.pid.get(u), trace.tid.get(u), k), u as u32);
         }
     }
     ends.into_iter()
         .filter(|(id, _)| starts.contains_key(id))
         .filter_map(|(id, f)| {
-            let target = by_place.get(&(trace.pid[f], trace.tid[f], id))?;
+            let target = by_place.get(&(trace.pid.get(f), trace.tid.get(f), id))?;
             Some((id, *target))
         })
         .collect()

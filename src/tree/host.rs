@@ -22,7 +22,7 @@ fn by_start(trace: &RawTrace, keep: impl Fn(usize) -> bool) -> Vec<u32> {
 }
 
 fn ts(trace: &RawTrace, uid: u32) -> f64 {
-    trace.ts[uid as usize].unwrap_or(f64::NEG_INFINITY)
+    trace.ts.get(uid as usize).unwrap_or(f64::NEG_INFINITY)
 }
 
 fn t_end(trace: &RawTrace, uid: u32) -> f64 {
@@ -30,7 +30,7 @@ fn t_end(trace: &RawTrace, uid: u32) -> f64 {
 }
 
 fn thread(trace: &RawTrace, uid: u32) -> Thread {
-    (trace.pid[uid as usize], trace.tid[uid as usize])
+    (trace.pid.get(uid as usize), trace.tid.get(uid as usize))
 }
 
 #[derive(Default)]
