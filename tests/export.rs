@@ -445,15 +445,7 @@ fn commands_take_an_export_directory_in_place_of_a_trace() {
     let dir = tempfile::tempdir().expect("temp dir");
     let trace = fixture("basic_linear.json");
     let out = dir.path().join("export");
-    let run = |args: &[&str]| {
-        let output = Command::new(BIN).args(args).output().expect("run");
-        assert!(
-            output.status.success(),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        String::from_utf8_lossy(&output.stdout).into_owned()
-    };
+    let run = tracesql_ok;
     run(&["export", &trace, "--parquet", out.to_str().unwrap()]);
     let sql = "SELECT op_name, count(*) AS n, sum(dur) AS us FROM kernels GROUP BY op_name ORDER BY op_name";
     assert_eq!(

@@ -23,6 +23,7 @@ use datafusion::logical_expr::{
     Accumulator, AggregateUDFImpl, EmitTo, GroupsAccumulator, Signature, Volatility,
 };
 
+use crate::filter::passes;
 use crate::interval_state::{as_f64, IntervalBuffer};
 use crate::intervals::union_length;
 
@@ -106,11 +107,6 @@ impl BusyTimeGroups {
                 .resize_with(total_num_groups, IntervalBuffer::default);
         }
     }
-}
-
-/// Whether row `row` passes the aggregate's FILTER (no filter: every row).
-fn passes(filter: Option<&BooleanArray>, row: usize) -> bool {
-    filter.is_none_or(|f| f.is_valid(row) && f.value(row))
 }
 
 impl GroupsAccumulator for BusyTimeGroups {

@@ -30,6 +30,7 @@
 //! The perf models themselves are plain Rust in [`perf`].
 
 pub mod busy_time;
+mod filter;
 pub mod histogram;
 mod interval_state;
 pub mod intervals;

@@ -21,6 +21,8 @@ use datafusion::arrow::row::{RowConverter, Rows, SortField};
 use datafusion::common::{exec_err, Result};
 use datafusion::functions_aggregate::array_agg::array_agg_udaf;
 use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
+
+use crate::filter::passes;
 use datafusion::logical_expr::utils::AggregateOrderSensitivity;
 use datafusion::logical_expr::{
     Accumulator, AggregateUDF, AggregateUDFImpl, Documentation, EmitTo, GroupsAccumulator,
@@ -251,11 +253,6 @@ impl OrderedListGroups {
             StructArray::try_new_with_length(self.ordering_fields.clone(), columns, None, rows)?;
         Ok(Arc::new(structs))
     }
-}
-
-/// Whether row `row` passes the aggregate's FILTER (no filter: every row).
-fn passes(filter: Option<&BooleanArray>, row: usize) -> bool {
-    filter.is_none_or(|f| f.is_valid(row) && f.value(row))
 }
 
 /// A list column of `lengths[i]` elements per row from the flat `values`;
