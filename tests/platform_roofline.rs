@@ -229,12 +229,17 @@ fn set_platform_in_a_query_session() {
         &[&trace, "--platform", "none"],
         ".format csv\n\
          SELECT coalesce(platform, 'unset') AS p FROM session_platform;\n\
-         SET platform = 'MI300X';\n\
+         SELECT count(\"Roofline Time (\u{b5}s)\") AS before FROM perf_metrics;\n\
+         SELECT 1 AS one; SET platform = 'MI300X';\n\
          SELECT platform AS p FROM session_platform;\n\
          SELECT \"Roofline Time (\u{b5}s)\" AS t FROM perf_metrics WHERE name = 'aten::addmm';\n",
     );
     assert_eq!(code, 0, "{stdout}{stderr}");
     assert!(stdout.contains("p\nunset\n"), "{stdout}");
+    // perf_metrics was computed without a platform; after SET platform (here
+    // after another statement on the same line) it is computed again.
+    assert!(stdout.contains("before\n0\n"), "{stdout}");
+    assert!(stdout.contains("platform: MI300X"), "{stdout}");
     assert!(stdout.contains("p\nMI300X\n"), "{stdout}");
     let (time_us, _) = roofline_by_hand(MI300X_MATRIX_BF16, MI300X_TB_S);
     let t: f64 = stdout

@@ -194,19 +194,28 @@ impl Session {
     /// Plans and runs each statement, printing each result.
     fn sql(&mut self, sql: &str, out: &mut dyn Write) -> Result<()> {
         if let Some(name) = parse_set_platform(sql) {
-            self.engine.set_platform(name.as_deref())?;
-            // Views keep the session_platform table they were planned with.
-            self.runtime.block_on(self.engine.register_views())?;
-            writeln!(out, "platform: {}", name.as_deref().unwrap_or("not set"))?;
-            return Ok(());
+            return self.set_platform(name, out);
         }
         let statements = DFParser::parse_sql(sql)?;
         for statement in statements {
+            // `SET platform` among other statements on one line.
+            if let Some(name) = parse_set_platform(&statement.to_string()) {
+                self.set_platform(name, out)?;
+                continue;
+            }
             let started = Instant::now();
             let state = self.engine.context().state();
             let plan = self.runtime.block_on(state.statement_to_plan(statement))?;
             self.run_plan(plan, started, None, out)?;
         }
+        Ok(())
+    }
+
+    /// `SET platform = 'NAME'` (None: no platform). The views reading the
+    /// session platform compute again when next read.
+    fn set_platform(&mut self, name: Option<String>, out: &mut dyn Write) -> Result<()> {
+        self.engine.set_platform(name.as_deref())?;
+        writeln!(out, "platform: {}", name.as_deref().unwrap_or("not set"))?;
         Ok(())
     }
 
