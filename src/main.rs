@@ -388,11 +388,11 @@ fn report(
             if let Some(stored) = stored {
                 let several = traces.len() > 1 || stored.len() > 1;
                 for (info, sheets) in stored {
-                    let platform = (!info.platform.is_empty()).then(|| info.platform.clone());
                     let done = Reported {
-                        name: &info.name.clone(),
+                        name: &info.name,
                         info: Some(&info),
-                        platform: platform.as_deref(),
+                        // The platform the stored reports were made with.
+                        platform: Some(info.platform.as_str()).filter(|p| !p.is_empty()),
                         sheets: &sheets,
                         several,
                     };
@@ -482,6 +482,7 @@ fn emit_reports(
     Ok(())
 }
 
+/// `out/perf_report.xlsx` → `out/perf_report_<trace>.xlsx`.
 fn per_trace_file(file: &std::path::Path, trace: &str) -> std::path::PathBuf {
     let stem = file.file_stem().unwrap_or_default().to_string_lossy();
     let ext = file

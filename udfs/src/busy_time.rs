@@ -14,7 +14,7 @@
 
 use std::sync::Arc;
 
-use datafusion::arrow::array::{Array, ArrayRef, AsArray, BooleanArray, Float64Array};
+use datafusion::arrow::array::{ArrayRef, AsArray, BooleanArray, Float64Array};
 use datafusion::arrow::datatypes::{DataType, FieldRef};
 use datafusion::common::{Result, ScalarValue};
 use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
@@ -24,7 +24,7 @@ use datafusion::logical_expr::{
 };
 
 use crate::filter::passes;
-use crate::interval_state::{as_f64, IntervalBuffer};
+use crate::interval_state::{as_f64, interval_at, IntervalBuffer};
 use crate::intervals::union_length;
 
 /// `busy_time(ts DOUBLE, t_end DOUBLE) -> DOUBLE`.
@@ -120,8 +120,10 @@ impl GroupsAccumulator for BusyTimeGroups {
         self.grow(total_num_groups);
         let (ts, t_end) = (as_f64(&values[0])?, as_f64(&values[1])?);
         for (row, &group) in group_indices.iter().enumerate() {
-            if ts.is_valid(row) && t_end.is_valid(row) && passes(opt_filter, row) {
-                self.groups[group].push(ts.value(row), t_end.value(row));
+            if let Some((start, end)) = interval_at(ts, t_end, row) {
+                if passes(opt_filter, row) {
+                    self.groups[group].push(start, end);
+                }
             }
         }
         Ok(())
@@ -152,8 +154,10 @@ impl GroupsAccumulator for BusyTimeGroups {
         let rows: Vec<IntervalBuffer> = (0..ts.len())
             .map(|row| {
                 let mut one = IntervalBuffer::default();
-                if ts.is_valid(row) && t_end.is_valid(row) && passes(opt_filter, row) {
-                    one.push(ts.value(row), t_end.value(row));
+                if let Some((start, end)) = interval_at(ts, t_end, row) {
+                    if passes(opt_filter, row) {
+                        one.push(start, end);
+                    }
                 }
                 one
             })

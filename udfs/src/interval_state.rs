@@ -53,9 +53,8 @@ impl IntervalBuffer {
     ) -> Result<()> {
         let (ts, t_end) = (as_f64(ts)?, as_f64(t_end)?);
         for row in 0..ts.len() {
-            if ts.is_valid(row) && t_end.is_valid(row) && keep(row) {
-                self.starts.push(ts.value(row));
-                self.ends.push(t_end.value(row));
+            if let Some((start, end)) = interval_at(ts, t_end, row).filter(|_| keep(row)) {
+                self.push(start, end);
             }
         }
         Ok(())
@@ -140,6 +139,15 @@ impl IntervalBuffer {
     pub(crate) fn size(&self) -> usize {
         (self.starts.capacity() + self.ends.capacity()) * size_of::<f64>()
     }
+}
+
+/// Row `row`'s interval; None when either bound is NULL (such rows are ignored).
+pub(crate) fn interval_at(
+    ts: &Float64Array,
+    t_end: &Float64Array,
+    row: usize,
+) -> Option<(f64, f64)> {
+    (ts.is_valid(row) && t_end.is_valid(row)).then(|| (ts.value(row), t_end.value(row)))
 }
 
 pub(crate) fn as_f64(array: &ArrayRef) -> Result<&Float64Array> {
