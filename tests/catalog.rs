@@ -311,6 +311,40 @@ async fn views_follow_the_tables_they_read() {
     assert_eq!(direct, vec![vec![both.to_string()]]);
 }
 
+/// Queries running side by side (as `run_reports` runs the reports) that name
+/// the same views, before any of them is planned, all get their rows: a view
+/// being planned by one task is waited for, not taken for a cycle.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn views_planned_by_tasks_side_by_side() {
+    let count = view_file("kernel_count", "SELECT count(*) AS n FROM kernels");
+    let twice = view_file("kernel_count_twice", "SELECT 2 * n AS n2 FROM kernel_count");
+    let (_dir, catalog) = catalog_with(&[("a.sql", &count), ("b.sql", &twice)]);
+    let mut engine = Engine::with_catalog(catalog);
+    engine
+        .add(load_trace(&fixture("basic_linear.json")).expect("fixture"))
+        .expect("add");
+    engine.register_views().await.expect("views");
+    let expected = 2 * kernel_rows(&engine).await;
+    let tasks: Vec<_> = (0..8)
+        .map(|i| {
+            let runner = engine.runner();
+            let sql = if i % 2 == 0 {
+                "SELECT n2 FROM kernel_count_twice"
+            } else {
+                "SELECT 2 * n FROM kernel_count"
+            };
+            tokio::spawn(async move { runner.run_sql(sql).await })
+        })
+        .collect();
+    for task in tasks {
+        let results = task.await.expect("task ran").expect("the views plan");
+        let batch = &results[0][0];
+        let value = datafusion::arrow::util::display::array_value_to_string(batch.column(0), 0)
+            .expect("a value");
+        assert_eq!(value, expected.to_string());
+    }
+}
+
 async fn kernel_rows(engine: &Engine) -> i64 {
     let n = rows(engine, "SELECT count(*) FROM kernels").await;
     n[0][0].parse().expect("a count")
@@ -319,7 +353,7 @@ async fn kernel_rows(engine: &Engine) -> i64 {
 /// A view that names itself (directly or through another) is an error naming
 /// it, not a hang; a view that does not plan fails the queries using it with its
 /// file named, and `check_views` finds it without a query.
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn broken_views_fail_with_their_file() {
     let looped = view_file("loop_a", "SELECT * FROM loop_b");
     let other = view_file("loop_b", "SELECT * FROM loop_a");
@@ -342,6 +376,20 @@ async fn broken_views_fail_with_their_file() {
         .await
         .expect_err("a cycle");
     assert!(e.to_string().contains("refers to itself"), "{e}");
+    // Two tasks entering the cycle at different views at once (as reports run)
+    // both fail; neither waits for the other's planning.
+    let (runner_a, runner_b) = (engine.runner(), engine.runner());
+    let a = tokio::spawn(async move { runner_a.run_sql("SELECT * FROM loop_a").await });
+    let b = tokio::spawn(async move { runner_b.run_sql("SELECT * FROM loop_b").await });
+    let both = tokio::time::timeout(std::time::Duration::from_secs(30), async {
+        (a.await, b.await)
+    })
+    .await
+    .expect("no deadlock");
+    for joined in [both.0, both.1] {
+        let e = joined.expect("task ran").expect_err("a cycle");
+        assert!(e.to_string().contains("refers to itself"), "{e}");
+    }
     let e = engine
         .run_sql("SELECT count(*) FROM broken_view")
         .await

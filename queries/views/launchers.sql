@@ -36,10 +36,11 @@ per_launcher AS (
   FROM direct_work
   GROUP BY trace, launcher_uid
 ),
--- Busy time of all linked GPU work below each event, collectives included.
+-- Busy time of all linked GPU work below each launcher, collectives included.
 subtree AS (
   SELECT a.trace, a.ancestor_uid AS uid, busy_time(k.ts, k.t_end) AS subtree_time
-  FROM kernel_ancestors a
+  FROM (SELECT DISTINCT trace, launcher_uid FROM direct_work) l
+  JOIN kernel_ancestors a ON a.trace = l.trace AND a.ancestor_uid = l.launcher_uid
   JOIN linked_kernels k ON k.trace = a.trace AND k.uid = a.kernel_uid
   GROUP BY a.trace, a.ancestor_uid
 )

@@ -15,7 +15,10 @@
 -- * else go down into its children.
 -- Each linked GPU event is decided by the path above it: the first op on that path
 -- (from the root) where the walk stops. That is done with joins over
--- kernel_ancestors instead of a recursive walk.
+-- kernel_ancestors instead of a recursive walk, in steps that are views of their
+-- own so that each is computed once however often it is read: unified_op_chain
+-- (the ops above each GPU event) → unified_collected_work (the walk's outcome) →
+-- unified_collected_ops (one row per collected op, its perf model run once).
 -- Kernels that no collected op covers (collectives left out) become synthetic ops
 -- named "<op>-><kernel> (Synthetic Op)", copies of the nearest cpu_op above the
 -- kernel, or of its launch call when there is no cpu_op; their uids follow the
@@ -47,144 +50,20 @@
 --                                   against the session platform (session_platform),
 --                                   as in perf_metrics; NULL without a platform
 WITH
--- Every cpu_op, and whether it has a perf model (a Triton kernel op only when its
--- model can read its args: TraceLens's can_model).
-op_models AS (
-  SELECT trace, uid, is_root AND in_tree AS walk_root,
-         CASE
-           WHEN perf_model(name) IS NULL THEN false
-           WHEN NOT starts_with(name, 'triton_') THEN true
-           ELSE coalesce(NOT starts_with(
-                  op_perf(name, input_dims_json, input_types_json, input_strides_json,
-                          concrete_inputs_json)['error'], 'cannot_model'), true)
-         END
-           AS has_model
-  FROM ops
-),
--- Every cpu_op above each linked GPU event, with the op's own traversal tests.
-op_chain AS (
-  SELECT a.trace, a.kernel_uid, a.ancestor_uid AS uid, a.depth, o.has_model, o.walk_root
-  FROM kernel_ancestors a
-  JOIN op_models o ON o.trace = a.trace AND o.uid = a.ancestor_uid
-),
--- The linked GPU events, with what the tests need to know about them.
-gpu AS (
-  SELECT k.trace, k.uid, k.name, k.ts, k.t_end, k.dur, k.stream, k.class, k.launch_uid,
-         l.cat AS launch_cat, l.parent_uid AS launch_parent_uid
-  FROM linked_kernels k
-  JOIN events l ON l.trace = k.trace AND l.uid = k.launch_uid
-),
--- Each launcher's first kernel by GPU start (collectives left out), for the
--- category fallback on kernel names (as in view launchers).
-first_kernels AS (
-  SELECT trace, coalesce(op_uid, launch_uid) AS uid,
-         first_value(name ORDER BY ts, uid) AS first_kernel_name
-  FROM linked_kernels
-  WHERE class <> 'communication'
-  GROUP BY trace, coalesce(op_uid, launch_uid)
-),
--- Per GPU event: depth of the lowest op with a model above it.
-lowest_model AS (
-  SELECT trace, kernel_uid, min(depth) AS model_depth
-  FROM op_chain
-  WHERE has_model
-  GROUP BY trace, kernel_uid
-),
--- Per op with GPU work: the walk's tests.
-op_tests AS (
-  SELECT c.trace, c.uid,
-         bool_or(c.has_model) AS has_model,
-         -- an op with a model and GPU work lies strictly below
-         bool_or(coalesce(m.model_depth < c.depth, false)) AS model_below,
-         -- a cuda_runtime call directly under the op launched GPU work
-         bool_or(g.launch_cat = 'cuda_runtime' AND g.launch_parent_uid = c.uid) AS launched,
-         bool_or(g.class = 'communication') AS has_collective
-  FROM op_chain c
-  JOIN gpu g ON g.trace = c.trace AND g.uid = c.kernel_uid
-  LEFT JOIN lowest_model m ON m.trace = c.trace AND m.kernel_uid = c.kernel_uid
-  GROUP BY c.trace, c.uid
-),
--- Ops where the walk stops (collecting the op or skipping it).
-stops AS (
-  SELECT trace, uid,
-         has_model OR (NOT model_below AND launched AND NOT has_collective) AS collect
-  FROM op_tests
-  WHERE has_model OR (NOT model_below AND launched)
-),
--- Per GPU event: the first stop on its path from the root, if the walk reaches it.
-first_stop AS (
-  SELECT c.trace, c.kernel_uid,
-         first_value(c.uid ORDER BY c.depth DESC) FILTER (WHERE s.uid IS NOT NULL) AS stop_uid,
-         first_value(c.walk_root ORDER BY c.depth DESC) AS from_root
-  FROM op_chain c
-  LEFT JOIN stops s ON s.trace = c.trace AND s.uid = c.uid
-  GROUP BY c.trace, c.kernel_uid
-),
-collected AS (
-  SELECT DISTINCT f.trace, f.stop_uid AS uid
-  FROM first_stop f
-  JOIN stops s ON s.trace = f.trace AND s.uid = f.stop_uid
-  WHERE f.from_root AND s.collect
-),
--- The GPU work of every collected op.
-collected_work AS (
-  SELECT c.trace, c.uid, g.uid AS kernel_uid, g.name, g.ts, g.t_end, g.dur, g.stream,
-         g.launch_uid
-  FROM collected c
-  JOIN kernel_ancestors a ON a.trace = c.trace AND a.ancestor_uid = c.uid
-  JOIN gpu g ON g.trace = a.trace AND g.uid = a.kernel_uid
-),
-collected_sets AS (
-  SELECT trace, uid,
-         busy_time(ts, t_end) AS kernel_time,
-         array_agg(named_struct('name', name, 'dur', dur, 'stream', stream)
-                   ORDER BY launch_uid, kernel_uid) AS kernel_details,
-         array_agg(name ORDER BY ts, kernel_uid) AS kernel_names
-  FROM collected_work
-  GROUP BY trace, uid
-),
-collected_rows AS (
-  SELECT s.trace, s.uid, o.name, o.ts AS order_ts, o.process_name, o.process_label,
-         o.thread_name, o.input_dims_json, o.input_types_json, o.input_strides_json,
-         o.concrete_inputs_json, o.dur AS duration_us,
-         m.has_model AS has_perf_model,
-         coalesce(c.category, CASE
-             WHEN NOT starts_with(f.first_kernel_name, 'void at::native') THEN 'other'
-             WHEN strpos(f.first_kernel_name, 'elementwise') > 0 THEN 'elementwise'
-             WHEN strpos(f.first_kernel_name, 'reduce') > 0 THEN 'reduce'
-             WHEN strpos(f.first_kernel_name, 'multi_tensor_apply') > 0
-               THEN 'multi_tensor_apply'
-             ELSE 'other'
-           END, 'other') AS op_category,
-         s.kernel_time, s.kernel_details,
-         CASE WHEN m.has_model THEN
-           op_perf(o.name, o.input_dims_json, o.input_types_json, o.input_strides_json,
-                   o.concrete_inputs_json, s.kernel_names, 'fwd', 'bugfixes')
-         END AS perf,
-         CASE WHEN m.has_model THEN
-           op_params(o.name, o.input_dims_json, o.input_types_json, o.input_strides_json,
-                     o.concrete_inputs_json, s.kernel_names, 'fwd', 'bugfixes')
-         END AS perf_params
-  FROM collected_sets s
-  JOIN ops o ON o.trace = s.trace AND o.uid = s.uid
-  JOIN op_models m ON m.trace = s.trace AND m.uid = s.uid
-  LEFT JOIN op_category_by_name c ON c.name = o.name
-  LEFT JOIN first_kernels f ON f.trace = s.trace AND f.uid = s.uid
-),
 -- Per GPU event: the nearest cpu_op above it.
 nearest_op AS (
   SELECT trace, kernel_uid, first_value(uid ORDER BY depth) AS parent_uid
-  FROM op_chain
+  FROM unified_op_chain
   GROUP BY trace, kernel_uid
 ),
 -- GPU work no collected op covers, collectives left out, with that op.
 orphan_parents AS (
-  SELECT g.*, n.parent_uid
-  FROM gpu g
-  LEFT JOIN nearest_op n ON n.trace = g.trace AND n.kernel_uid = g.uid
-  WHERE g.class <> 'communication'
-    AND NOT EXISTS (SELECT 1 FROM collected_work w
-                    WHERE w.trace = g.trace AND w.kernel_uid = g.uid)
+  SELECT k.*, n.parent_uid
+  FROM linked_kernels k
+  LEFT JOIN nearest_op n ON n.trace = k.trace AND n.kernel_uid = k.uid
+  WHERE k.class <> 'communication'
+    AND NOT EXISTS (SELECT 1 FROM unified_collected_work w
+                    WHERE w.trace = k.trace AND w.kernel_uid = k.uid)
 ),
 last_uid AS (
   SELECT trace, max(uid) AS uid FROM events GROUP BY trace
@@ -219,7 +98,7 @@ synthetic_rows AS (
   FROM orphan_parents p
   JOIN last_uid u ON u.trace = p.trace
   LEFT JOIN ops o ON o.trace = p.trace AND o.uid = p.parent_uid
-  LEFT JOIN first_kernels f ON f.trace = p.trace AND f.uid = p.parent_uid
+  LEFT JOIN launchers f ON f.trace = p.trace AND f.uid = p.parent_uid
   LEFT JOIN events e ON e.trace = p.trace AND e.uid = p.launch_uid
   LEFT JOIN threads th ON th.trace = e.trace AND th.pid = e.pid AND th.tid = e.tid
 ),
@@ -230,7 +109,7 @@ all_rows AS (
          kernel_time, kernel_details, perf['error'] AS model_error,
          perf['flops'] AS flops, perf['bytes'] AS bytes,
          perf['compute_spec'] AS compute_spec, perf_params
-  FROM collected_rows
+  FROM unified_collected_ops
   WHERE perf['error'] IS NULL OR NOT starts_with(perf['error'], 'not_implemented')
   UNION ALL
   SELECT trace, uid, name, true, order_ts, op_category, process_name, process_label,

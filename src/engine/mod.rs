@@ -99,7 +99,7 @@ pub struct Engine {
     catalog: Catalog,
     batches: BTreeMap<&'static str, Vec<RecordBatch>>,
     trace_names: Vec<String>,
-    platforms: platform::PlatformState,
+    platforms: Arc<platform::PlatformState>,
     /// The call trees the drill-down table functions walk.
     forest: drilldown::Forest,
     /// The default schema: tables, and the catalog's views computed on demand.
@@ -135,7 +135,7 @@ impl Engine {
             catalog,
             batches: BTreeMap::new(),
             trace_names: Vec::new(),
-            platforms: platform::PlatformState::default(),
+            platforms: Arc::default(),
             forest,
             schema,
         };
@@ -270,6 +270,46 @@ impl Engine {
 
     /// Evaluates a query's `-- when:` condition (true when it has none).
     pub async fn condition_holds(&self, query: &Query) -> Result<bool, DataFusionError> {
+        self.runner().condition_holds(query).await
+    }
+
+    /// A handle that runs SQL in this session from another task (reports run
+    /// side by side on the runtime's threads).
+    pub fn runner(&self) -> SqlRunner {
+        SqlRunner {
+            ctx: self.ctx.clone(),
+            platforms: Arc::clone(&self.platforms),
+        }
+    }
+
+    /// Row count of a registered table.
+    pub fn row_count(&self, table: &str) -> usize {
+        self.batches
+            .get(table)
+            .map_or(0, |b| b.iter().map(|b| b.num_rows()).sum())
+    }
+
+    /// Runs every statement in `sql` and returns the result of each.
+    pub async fn run_sql(&self, sql: &str) -> Result<Vec<Vec<RecordBatch>>, DataFusionError> {
+        self.runner().run_sql(sql).await
+    }
+}
+
+/// Runs SQL in an engine's session; cheap to clone and `'static`, so that a task
+/// spawned on the runtime can own one.
+#[derive(Clone)]
+pub struct SqlRunner {
+    ctx: SessionContext,
+    platforms: Arc<platform::PlatformState>,
+}
+
+impl SqlRunner {
+    pub fn context(&self) -> &SessionContext {
+        &self.ctx
+    }
+
+    /// Evaluates a query's `-- when:` condition (true when it has none).
+    pub async fn condition_holds(&self, query: &Query) -> Result<bool, DataFusionError> {
         let Some(condition) = query.extra.get("when") else {
             return Ok(true);
         };
@@ -287,13 +327,6 @@ impl Engine {
         })
     }
 
-    /// Row count of a registered table.
-    pub fn row_count(&self, table: &str) -> usize {
-        self.batches
-            .get(table)
-            .map_or(0, |b| b.iter().map(|b| b.num_rows()).sum())
-    }
-
     /// Runs every statement in `sql` and returns the result of each.
     pub async fn run_sql(&self, sql: &str) -> Result<Vec<Vec<RecordBatch>>, DataFusionError> {
         let statements = DFParser::parse_sql(sql)?;
@@ -305,7 +338,7 @@ impl Engine {
         for statement in statements {
             // `SET platform = 'NAME'` is ours, not a DataFusion setting.
             if let Some(name) = platform::parse_set_platform(&statement.to_string()) {
-                self.set_platform(name.as_deref())?;
+                self.platforms.set(&self.ctx, name.as_deref())?;
                 results.push(Vec::new());
                 continue;
             }

@@ -30,6 +30,7 @@ use datafusion::execution::context::SessionState;
 use datafusion::logical_expr::{Expr, LogicalPlan};
 use datafusion::physical_plan::{collect, ExecutionPlan};
 use datafusion::sql::parser::DFParser;
+use datafusion::sql::resolve::resolve_table_references;
 use tokio::sync::OnceCell;
 
 use crate::catalog::Query;
@@ -39,8 +40,9 @@ use crate::catalog::Query;
 pub struct CatalogSchema {
     tables: RwLock<HashMap<String, Arc<dyn TableProvider>>>,
     views: RwLock<BTreeMap<String, Arc<ViewSlot>>>,
-    /// Views being planned right now: naming one of them again is a cycle.
-    planning: Mutex<HashSet<String>>,
+    /// Views that read themselves, directly or through other views; found from
+    /// the SQL text on the first view planned (None until then).
+    cyclic: Mutex<Option<Arc<HashSet<String>>>>,
     /// The session the views are planned in (set once, after the session exists).
     state: RwLock<Option<Weak<parking_lot::RwLock<SessionState>>>>,
 }
@@ -81,6 +83,7 @@ impl CatalogSchema {
             })
             .collect();
         *write(&self.views) = views;
+        *lock(&self.cyclic) = None;
     }
 
     /// Forgets the plan and rows of every view reading `table`, directly or
@@ -108,6 +111,21 @@ impl CatalogSchema {
         }
     }
 
+    /// The views on a cycle of views naming each other, computed once.
+    fn cyclic_views(&self) -> Arc<HashSet<String>> {
+        let mut cyclic = lock(&self.cyclic);
+        if let Some(found) = cyclic.as_ref() {
+            return Arc::clone(found);
+        }
+        let reads: HashMap<String, Vec<String>> = read(&self.views)
+            .iter()
+            .map(|(name, slot)| (name.clone(), names_read(&slot.definition.sql)))
+            .collect();
+        let found = Arc::new(on_cycles(&reads));
+        *cyclic = Some(Arc::clone(&found));
+        found
+    }
+
     fn session(&self) -> Result<SessionState> {
         let state = read(&self.state).as_ref().and_then(Weak::upgrade);
         state
@@ -120,14 +138,15 @@ impl CatalogSchema {
             return Ok(Arc::clone(planned));
         }
         // Checked before waiting on the cell: a view naming itself would wait
-        // for its own planning forever.
+        // for its own planning forever (in one task, or in two tasks that
+        // started planning the cycle at different views).
         let name = &slot.definition.name;
-        let Some(_planning) = Planning::start(&self.planning, name) else {
+        if self.cyclic_views().contains(name) {
             return Err(DataFusionError::Plan(format!(
                 "view {name} ({}) refers to itself",
                 slot.definition.origin
             )));
-        };
+        }
         let planned = slot
             .planned
             .get_or_try_init(|| async {
@@ -137,28 +156,6 @@ impl CatalogSchema {
             })
             .await?;
         Ok(Arc::clone(planned))
-    }
-}
-
-/// Marks a view as being planned until dropped (also when planning is cancelled).
-struct Planning<'a> {
-    set: &'a Mutex<HashSet<String>>,
-    name: String,
-}
-
-impl<'a> Planning<'a> {
-    /// None when the view is being planned already: it names itself.
-    fn start(set: &'a Mutex<HashSet<String>>, name: &str) -> Option<Self> {
-        lock(set).insert(name.to_string()).then(|| Planning {
-            set,
-            name: name.to_string(),
-        })
-    }
-}
-
-impl Drop for Planning<'_> {
-    fn drop(&mut self) {
-        lock(self.set).remove(&self.name);
     }
 }
 
@@ -254,7 +251,10 @@ impl LazyView {
             .iter()
             .map(|t| t.table().to_string())
             .collect();
-        let plan = state.statement_to_plan(statement).await.map_err(fail)?;
+        let plan = {
+            let _timing = crate::timing::Phase::start(&format!("  plan view {}", definition.name));
+            state.statement_to_plan(statement).await.map_err(fail)?
+        };
         let schema = Arc::new(plan.schema().as_arrow().clone());
         Ok(LazyView {
             plan,
@@ -271,7 +271,11 @@ impl LazyView {
             .rows
             .get_or_try_init(|| async {
                 let _timing = crate::timing::Phase::start(&self.origin);
-                let physical = state.create_physical_plan(&self.plan).await?;
+                let physical = {
+                    let _timing =
+                        crate::timing::Phase::start(&format!("  optimize {}", self.origin));
+                    state.create_physical_plan(&self.plan).await?
+                };
                 let batches = collect(physical, state.task_ctx()).await?;
                 let batches = batches
                     .iter()
@@ -307,6 +311,42 @@ impl TableProvider for LazyView {
             .scan(state, projection, filters, limit)
             .await
     }
+}
+
+/// The tables and views `sql` names; empty when it does not parse (planning
+/// reports that, with the file).
+fn names_read(sql: &str) -> Vec<String> {
+    let Ok(statements) = DFParser::parse_sql(sql) else {
+        return Vec::new();
+    };
+    statements
+        .iter()
+        .filter_map(|s| resolve_table_references(s, true).ok())
+        .flat_map(|(relations, _ctes)| relations)
+        .map(|r| r.table().to_string())
+        .collect()
+}
+
+/// The nodes of `reads` (view → what it names) that can reach themselves.
+fn on_cycles(reads: &HashMap<String, Vec<String>>) -> HashSet<String> {
+    let reaches_itself = |start: &String| {
+        let mut seen = HashSet::new();
+        let mut todo: Vec<&String> = reads.get(start).into_iter().flatten().collect();
+        while let Some(next) = todo.pop() {
+            if next == start {
+                return true;
+            }
+            if seen.insert(next) {
+                todo.extend(reads.get(next).into_iter().flatten());
+            }
+        }
+        false
+    };
+    reads
+        .keys()
+        .filter(|v| reaches_itself(v))
+        .cloned()
+        .collect()
 }
 
 /// `batch` with the view's planned schema. Execution may produce other types

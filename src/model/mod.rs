@@ -59,23 +59,27 @@ pub fn build_tables(
         let trace = &trace;
         let side = scope.spawn(move || -> Result<_, ArrowError> {
             Ok((
-                ops::build(trace, links, trace_name)?,
-                collectives::build(trace, links, trace_name)?,
+                timed("ops", || ops::build(trace, links, trace_name))?,
+                timed("collectives", || {
+                    collectives::build(trace, links, trace_name)
+                })?,
                 trace_meta::build(trace, trace_name)?,
                 threads::build(trace, trace_name)?,
             ))
         });
-        let kernels = kernels::build(trace, links, trace_name)?;
-        let derived = events::derive(trace, links)?;
-        let tree_edges = tree_edges::build(links, trace_name)?;
-        let kernel_ancestors = kernel_ancestors::build(trace, links, trace_name)?;
+        let kernels = timed("kernels", || kernels::build(trace, links, trace_name))?;
+        let derived = timed("events (derived)", || events::derive(trace, links))?;
+        let tree_edges = timed("tree_edges", || tree_edges::build(links, trace_name))?;
+        let kernel_ancestors = timed("kernel_ancestors", || {
+            kernel_ancestors::build(trace, links, trace_name)
+        })?;
         let side = side
             .join()
             .map_err(|_| ArrowError::ComputeError("a table builder thread panicked".into()))??;
         Ok::<_, ArrowError>((derived, side, kernels, tree_edges, kernel_ancestors))
     })?;
     let (ops, collectives, trace_meta, threads) = side;
-    let events = events::build(trace, derived, trace_name)?;
+    let events = timed("events", || events::build(trace, derived, trace_name))?;
     Ok(vec![
         (events::DOC.name, events),
         (ops::DOC.name, ops),
@@ -86,6 +90,12 @@ pub fn build_tables(
         (trace_meta::DOC.name, trace_meta),
         (threads::DOC.name, threads),
     ])
+}
+
+/// Runs one table's builder, timed under `TRACESQL_TIMINGS`.
+fn timed<T>(table: &str, build: impl FnOnce() -> T) -> T {
+    let _timing = crate::timing::Phase::start(&format!("  build {table}"));
+    build()
 }
 
 /// Busy time of a set of GPU events: the length of the union of their intervals.

@@ -9,9 +9,10 @@
 use std::path::Path;
 
 use datafusion::arrow::record_batch::RecordBatch;
+use tokio::task::JoinSet;
 
 use crate::catalog::{Catalog, Query, QueryKind};
-use crate::engine::Engine;
+use crate::engine::{Engine, SqlRunner};
 use crate::export::TraceInfo;
 use crate::model::SCHEMA_VERSION;
 use crate::output::{atomic, report_csv, xlsx};
@@ -104,52 +105,78 @@ pub fn fingerprint(engine: &Engine) -> String {
 }
 
 /// Runs the reports (all, or those named in `only` by sheet or query name) whose
-/// `-- when:` condition holds, in catalog order.
+/// `-- when:` condition holds, and returns their sheets in catalog order.
+///
+/// Each report is a task of its own on the runtime, so that reports over
+/// different views (launchers, unified_perf_events, perf_metrics, ...) plan and
+/// execute side by side; a view several reports read is still computed once,
+/// the others waiting for it.
 pub async fn run_reports(engine: &Engine, only: Option<&[String]>) -> Result<Vec<Sheet>, Error> {
     let reports = selected_reports(engine.catalog(), only)?;
-    let mut sheets = Vec::new();
-    for query in reports {
-        let _timing = crate::timing::Phase::start(&query.name);
-        if !engine
-            .condition_holds(query)
-            .await
-            .map_err(|e| report_error(query, e))?
-        {
-            continue;
-        }
-        let mut results = engine
-            .run_sql(&query.sql)
-            .await
-            .map_err(|e| report_error(query, e))?;
-        let batches = results.pop().unwrap_or_default();
-        let header = match batches.first() {
-            Some(b) => b
-                .schema()
-                .fields()
-                .iter()
-                .map(|f| f.name().clone())
-                .collect(),
-            None => plan_header(engine, query).await?,
-        };
-        let (header, batches) = shape_columns(query, header, batches, engine.platform().is_some())
-            .map_err(|e| report_error(query, e))?;
-        let sheet = Sheet {
-            sheet: query.sheet().to_string(),
-            query_name: query.name.clone(),
-            query_version: query.version,
-            header,
-            batches,
-        };
-        if sheet.rows() > 0 || query.writes_when_empty() {
-            sheets.push(sheet);
-        }
+    let has_platform = engine.platform().is_some();
+    let mut tasks = JoinSet::new();
+    for (position, query) in reports.into_iter().enumerate() {
+        let (runner, query) = (engine.runner(), query.clone());
+        tasks.spawn(async move {
+            let sheet = run_report(&runner, &query, has_platform).await;
+            (position, sheet)
+        });
     }
-    Ok(sheets)
+    let mut done: Vec<(usize, Option<Sheet>)> = Vec::new();
+    while let Some(joined) = tasks.join_next().await {
+        let (position, sheet) =
+            joined.map_err(|e| Error::Output(format!("a report task failed: {e}")))?;
+        // Dropping the JoinSet on an error cancels the reports still running.
+        done.push((position, sheet?));
+    }
+    done.sort_by_key(|(position, _)| *position);
+    Ok(done.into_iter().filter_map(|(_, sheet)| sheet).collect())
+}
+
+/// One report's sheet; None when its condition does not hold, or it has no rows
+/// and is not written empty.
+async fn run_report(
+    runner: &SqlRunner,
+    query: &Query,
+    has_platform: bool,
+) -> Result<Option<Sheet>, Error> {
+    let _timing = crate::timing::Phase::start(&query.name);
+    if !runner
+        .condition_holds(query)
+        .await
+        .map_err(|e| report_error(query, e))?
+    {
+        return Ok(None);
+    }
+    let mut results = runner
+        .run_sql(&query.sql)
+        .await
+        .map_err(|e| report_error(query, e))?;
+    let batches = results.pop().unwrap_or_default();
+    let header = match batches.first() {
+        Some(b) => b
+            .schema()
+            .fields()
+            .iter()
+            .map(|f| f.name().clone())
+            .collect(),
+        None => plan_header(runner, query).await?,
+    };
+    let (header, batches) =
+        shape_columns(query, header, batches, has_platform).map_err(|e| report_error(query, e))?;
+    let sheet = Sheet {
+        sheet: query.sheet().to_string(),
+        query_name: query.name.clone(),
+        query_version: query.version,
+        header,
+        batches,
+    };
+    Ok((sheet.rows() > 0 || query.writes_when_empty()).then_some(sheet))
 }
 
 /// Column names of a query that returned no batches.
-async fn plan_header(engine: &Engine, query: &Query) -> Result<Vec<String>, Error> {
-    let frame = engine
+async fn plan_header(runner: &SqlRunner, query: &Query) -> Result<Vec<String>, Error> {
+    let frame = runner
         .context()
         .sql(&query.sql)
         .await

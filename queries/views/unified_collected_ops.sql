@@ -1,0 +1,48 @@
+-- name: unified_collected_ops
+-- version: 1
+-- kind: view
+-- description: The ops unified_perf_events collects, one row each, with their GPU work, op category and perf model result.
+--
+-- A step of unified_perf_events; a view of its own so that each op's perf model
+-- runs once (the final table reads five fields of its result).
+-- Columns:
+--   trace, uid, name               the collected cpu_op
+--   order_ts                       its CPU start (the order TraceLens collects in)
+--   process_name, process_label, thread_name
+--   input_dims_json, input_types_json, input_strides_json, concrete_inputs_json
+--   duration_us                    its CPU duration, µs
+--   has_perf_model                 it has a perf model
+--   op_category                    registry / name pattern / first-kernel fallback
+--                                  (launchers.op_category), else 'other'
+--   kernel_time                    busy time of its GPU work (collectives included), µs
+--   kernel_details                 LIST<STRUCT<name, dur, stream>> in launch order
+--   perf                           op_perf's result (fwd pass, 'bugfixes'); NULL
+--                                  without a model
+--   perf_params                    op_params' result; NULL without a model
+WITH sets AS (
+  SELECT trace, uid, bool_or(has_model) AS has_model,
+         busy_time(ts, t_end) AS kernel_time,
+         array_agg(named_struct('name', name, 'dur', dur, 'stream', stream)
+                   ORDER BY launch_uid, kernel_uid) AS kernel_details,
+         array_agg(name ORDER BY ts, kernel_uid) AS kernel_names
+  FROM unified_collected_work
+  GROUP BY trace, uid
+)
+SELECT s.trace, s.uid, o.name, o.ts AS order_ts, o.process_name, o.process_label,
+       o.thread_name, o.input_dims_json, o.input_types_json, o.input_strides_json,
+       o.concrete_inputs_json, o.dur AS duration_us,
+       s.has_model AS has_perf_model,
+       coalesce(l.op_category, c.category, 'other') AS op_category,
+       s.kernel_time, s.kernel_details,
+       CASE WHEN s.has_model THEN
+         op_perf(o.name, o.input_dims_json, o.input_types_json, o.input_strides_json,
+                 o.concrete_inputs_json, s.kernel_names, 'fwd', 'bugfixes')
+       END AS perf,
+       CASE WHEN s.has_model THEN
+         op_params(o.name, o.input_dims_json, o.input_types_json, o.input_strides_json,
+                   o.concrete_inputs_json, s.kernel_names, 'fwd', 'bugfixes')
+       END AS perf_params
+FROM sets s
+JOIN ops o ON o.trace = s.trace AND o.uid = s.uid
+LEFT JOIN launchers l ON l.trace = s.trace AND l.uid = s.uid
+LEFT JOIN op_category_by_name c ON c.name = o.name
