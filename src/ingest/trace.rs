@@ -337,6 +337,26 @@ impl RawTrace {
         self.args_text.get(start as usize..end as usize)
     }
 
+    /// The inputs of each of `uids` (cpu_ops, in increasing uid order), found
+    /// in one walk instead of a search per op and input.
+    pub fn op_inputs_of(&self, uids: &[usize]) -> Vec<Option<&OpInputs>> {
+        let mut recorded = self.op_inputs.iter().peekable();
+        uids.iter()
+            .map(|&uid| {
+                while recorded.next_if(|(u, _)| (*u as usize) < uid).is_some() {}
+                recorded
+                    .next_if(|(u, _)| *u as usize == uid)
+                    .map(|(_, inputs)| inputs)
+            })
+            .collect()
+    }
+
+    /// The JSON text of one input description (an [`OpInputs`] range).
+    pub fn input_text(&self, range: Option<(u32, u32)>) -> Option<&str> {
+        let (start, end) = range?;
+        self.args_text.get(start as usize..end as usize)
+    }
+
     /// `ts + dur` in f64, the way the reference computes interval ends.
     pub fn t_end(&self, uid: usize) -> Option<f64> {
         self.ts

@@ -200,15 +200,28 @@ pub fn boolean(values: impl IntoIterator<Item = Option<bool>>) -> ArrayRef {
 /// Rows whose text is not an array of strings-or-nulls become NULL.
 pub fn utf8_list_from_json<'a>(rows: impl IntoIterator<Item = Option<&'a str>>) -> ArrayRef {
     let mut builder = ListBuilder::new(StringBuilder::new());
+    let mut items: Vec<Option<&str>> = Vec::new();
     for row in rows {
-        match row.and_then(|t| serde_json::from_str::<Vec<Option<String>>>(t).ok()) {
-            Some(items) => {
+        let Some(text) = row else {
+            builder.append(false);
+            continue;
+        };
+        items.clear();
+        if flat::strings(text, &mut items).is_some() {
+            for item in &items {
+                builder.values().append_option(*item);
+            }
+            builder.append(true);
+            continue;
+        }
+        match serde_json::from_str::<Vec<Option<String>>>(text) {
+            Ok(items) => {
                 for item in items {
                     builder.values().append_option(item);
                 }
                 builder.append(true);
             }
-            None => builder.append(false),
+            Err(_) => builder.append(false),
         }
     }
     Arc::new(builder.finish())
@@ -220,9 +233,26 @@ pub fn utf8_list_from_json<'a>(rows: impl IntoIterator<Item = Option<&'a str>>) 
 /// a list of shapes) becomes a NULL element; a row that is not a list becomes NULL.
 pub fn int64_list_list_from_json<'a>(rows: impl IntoIterator<Item = Option<&'a str>>) -> ArrayRef {
     let mut builder = ListBuilder::new(ListBuilder::new(Int64Builder::new()));
+    let (mut values, mut lens) = (Vec::new(), Vec::new());
     for row in rows {
-        let parsed = row.and_then(|t| serde_json::from_str::<Vec<serde_json::Value>>(t).ok());
-        let Some(items) = parsed else {
+        let Some(text) = row else {
+            builder.append(false);
+            continue;
+        };
+        values.clear();
+        lens.clear();
+        if flat::shapes(text, &mut values, &mut lens).is_some() {
+            let inner = builder.values();
+            let mut at = 0;
+            for &len in &lens {
+                inner.values().append_slice(&values[at..at + len]);
+                inner.append(true);
+                at += len;
+            }
+            builder.append(true);
+            continue;
+        }
+        let Ok(items) = serde_json::from_str::<Vec<serde_json::Value>>(text) else {
             builder.append(false);
             continue;
         };
@@ -242,4 +272,241 @@ pub fn int64_list_list_from_json<'a>(rows: impl IntoIterator<Item = Option<&'a s
         builder.append(true);
     }
     Arc::new(builder.finish())
+}
+
+/// Readers for the shapes every cpu_op records (`[[1, 512], []]`, `["float", ""]`),
+/// without building a JSON value per row. They take only the plain form and
+/// return None on anything else (escapes, TensorList nesting, floats, bad JSON),
+/// which then goes through serde_json: the result is the same either way.
+mod flat {
+    /// `[[int, ...], ...]`: every integer into `values`, each shape's length into `lens`.
+    pub fn shapes(text: &str, values: &mut Vec<i64>, lens: &mut Vec<usize>) -> Option<()> {
+        let mut at = Bytes::new(text);
+        at.expect(b'[')?;
+        if at.eat(b']') {
+            return at.end();
+        }
+        loop {
+            at.expect(b'[')?;
+            let mut len = 0;
+            if !at.eat(b']') {
+                loop {
+                    values.push(at.integer()?);
+                    len += 1;
+                    if at.eat(b']') {
+                        break;
+                    }
+                    at.expect(b',')?;
+                }
+            }
+            lens.push(len);
+            if at.eat(b']') {
+                return at.end();
+            }
+            at.expect(b',')?;
+        }
+    }
+
+    /// `["text", null, ...]` with no escapes in the strings.
+    pub fn strings<'a>(text: &'a str, items: &mut Vec<Option<&'a str>>) -> Option<()> {
+        let mut at = Bytes::new(text);
+        at.expect(b'[')?;
+        if at.eat(b']') {
+            return at.end();
+        }
+        loop {
+            items.push(at.string_or_null()?);
+            if at.eat(b']') {
+                return at.end();
+            }
+            at.expect(b',')?;
+        }
+    }
+
+    struct Bytes<'a> {
+        text: &'a str,
+        at: usize,
+    }
+
+    impl<'a> Bytes<'a> {
+        fn new(text: &'a str) -> Self {
+            Bytes { text, at: 0 }
+        }
+
+        fn skip_space(&mut self) {
+            let bytes = self.text.as_bytes();
+            while bytes.get(self.at).is_some_and(|b| b" \t\n\r".contains(b)) {
+                self.at += 1;
+            }
+        }
+
+        /// Consumes `byte` (after whitespace) if it comes next.
+        fn eat(&mut self, byte: u8) -> bool {
+            self.skip_space();
+            let found = self.text.as_bytes().get(self.at) == Some(&byte);
+            self.at += usize::from(found);
+            found
+        }
+
+        fn expect(&mut self, byte: u8) -> Option<()> {
+            self.eat(byte).then_some(())
+        }
+
+        /// Only whitespace is left.
+        fn end(&mut self) -> Option<()> {
+            self.skip_space();
+            (self.at == self.text.len()).then_some(())
+        }
+
+        /// A JSON integer that fits i64 (no fraction, exponent or leading zero).
+        fn integer(&mut self) -> Option<i64> {
+            self.skip_space();
+            let bytes = self.text.as_bytes();
+            let negative = bytes.get(self.at) == Some(&b'-');
+            let start = self.at + usize::from(negative);
+            let digits = bytes[start..]
+                .iter()
+                .take_while(|b| b.is_ascii_digit())
+                .count();
+            let end = start + digits;
+            let leading_zero = digits > 1 && bytes[start] == b'0';
+            let more = bytes.get(end).is_some_and(|b| b".eE".contains(b));
+            if digits == 0 || leading_zero || more {
+                return None;
+            }
+            let mut magnitude: i64 = 0;
+            for &d in &bytes[start..end] {
+                let d = i64::from(d - b'0');
+                magnitude = magnitude.checked_mul(10)?;
+                magnitude = if negative {
+                    magnitude.checked_sub(d)?
+                } else {
+                    magnitude.checked_add(d)?
+                };
+            }
+            self.at = end;
+            Some(magnitude)
+        }
+
+        /// `"text"` with no escape or control character, or `null`.
+        fn string_or_null(&mut self) -> Option<Option<&'a str>> {
+            self.skip_space();
+            let rest = &self.text[self.at..];
+            if rest.starts_with("null") {
+                self.at += 4;
+                return Some(None);
+            }
+            let body = rest.strip_prefix('"')?;
+            let len = body
+                .bytes()
+                .position(|b| b == b'"' || b == b'\\' || b < 0x20)?;
+            if body.as_bytes()[len] != b'"' {
+                return None;
+            }
+            self.at += len + 2;
+            Some(Some(&body[..len]))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use datafusion::arrow::array::{Array, ListArray};
+
+    /// The serde_json reading every row used to get: what the fast path must match.
+    fn shapes_by_serde(text: &str) -> Option<Vec<Option<Vec<i64>>>> {
+        let items = serde_json::from_str::<Vec<serde_json::Value>>(text).ok()?;
+        Some(
+            items
+                .iter()
+                .map(|item| {
+                    item.as_array()
+                        .and_then(|xs| xs.iter().map(serde_json::Value::as_i64).collect())
+                })
+                .collect(),
+        )
+    }
+
+    fn shapes_read(array: &ArrayRef, row: usize) -> Option<Vec<Option<Vec<i64>>>> {
+        let outer = array.as_any().downcast_ref::<ListArray>().expect("a list");
+        if outer.is_null(row) {
+            return None;
+        }
+        let shapes = outer.value(row);
+        let shapes = shapes.as_any().downcast_ref::<ListArray>().expect("lists");
+        Some(
+            (0..shapes.len())
+                .map(|i| {
+                    (!shapes.is_null(i)).then(|| {
+                        let ints = shapes.value(i);
+                        let ints = ints.as_any().downcast_ref::<Int64Array>().expect("ints");
+                        ints.values().to_vec()
+                    })
+                })
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn shapes_read_as_serde_reads_them() {
+        let texts = [
+            "[[1, 512], [], [512]]",
+            "[]",
+            " [ [ -3 ,0 ] , [9223372036854775807] ] ",
+            "[[-9223372036854775808]]",
+            "[[9223372036854775808]]",
+            "[[1.5], [2]]",
+            "[[1e3]]",
+            "[[01]]",
+            "[[[1, 2], [3]], [4]]",
+            "[null, [1]]",
+            "[\"\", [1]]",
+            "[[1], [2]] x",
+            "[[1], [2]",
+            "[[-]]",
+            "{}",
+        ];
+        let array = int64_list_list_from_json(texts.iter().map(|t| Some(*t)));
+        for (row, text) in texts.iter().enumerate() {
+            assert_eq!(shapes_read(&array, row), shapes_by_serde(text), "{text}");
+        }
+        assert_eq!(
+            shapes_read(&array, 0),
+            Some(vec![Some(vec![1, 512]), Some(vec![]), Some(vec![512])])
+        );
+    }
+
+    #[test]
+    fn string_lists_read_as_serde_reads_them() {
+        let texts = [
+            "[\"c10::BFloat16\", \"float\", \"\"]",
+            "[]",
+            "[null, \"Scalar\" ]",
+            "[\"a\\\"b\", \"\\u00e9\"]",
+            "[\"µs\", \"ü\"]",
+            "[\"tab\there\"]",
+            "[1, \"x\"]",
+            "[\"x\",]",
+            "[nullx]",
+            "[\"x\"] [",
+        ];
+        let array = utf8_list_from_json(texts.iter().map(|t| Some(*t)));
+        let lists = array.as_any().downcast_ref::<ListArray>().expect("a list");
+        for (row, text) in texts.iter().enumerate() {
+            let expected = serde_json::from_str::<Vec<Option<String>>>(text).ok();
+            let got = (!lists.is_null(row)).then(|| {
+                let items = lists.value(row);
+                let items = items
+                    .as_any()
+                    .downcast_ref::<StringArray>()
+                    .expect("strings");
+                (0..items.len())
+                    .map(|i| (!items.is_null(i)).then(|| items.value(i).to_string()))
+                    .collect::<Vec<_>>()
+            });
+            assert_eq!(got, expected, "{text}");
+        }
+        assert!(lists.is_valid(0) && lists.is_null(6));
+    }
 }

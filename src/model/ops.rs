@@ -49,9 +49,11 @@ pub fn build(trace: &RawTrace, links: &Links, name: &str) -> Result<RecordBatch,
         .filter(|&u| trace.kind[u] == EventKind::CpuOp)
         .collect();
     let n = uids.len();
+    let inputs = trace.op_inputs_of(&uids);
     let input = |pick: fn(&OpInputs) -> Option<(u32, u32)>| {
-        uids.iter()
-            .map(|&u| trace.op_input(u, pick))
+        inputs
+            .iter()
+            .map(|i| trace.input_text(i.and_then(pick)))
             .collect::<Vec<_>>()
     };
     let parent = |u: usize| {

@@ -114,6 +114,8 @@ pub fn fingerprint(engine: &Engine) -> String {
 pub async fn run_reports(engine: &Engine, only: Option<&[String]>) -> Result<Vec<Sheet>, Error> {
     let reports = selected_reports(engine.catalog(), only)?;
     let has_platform = engine.platform().is_some();
+    // The reports are the parallelism: each runs on one partition.
+    let _partitions = (reports.len() > 1).then(|| engine.one_partition_per_query());
     let mut tasks = JoinSet::new();
     for (position, query) in reports.into_iter().enumerate() {
         let (runner, query) = (engine.runner(), query.clone());
