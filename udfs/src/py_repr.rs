@@ -9,6 +9,7 @@
 //! SELECT py_repr(input_dims_json) AS "Input Dims" FROM launchers
 //! ```
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use datafusion::arrow::array::{Array, ArrayRef, AsArray, StringBuilder};
@@ -62,15 +63,22 @@ impl ScalarUDFImpl for PyRepr {
         let input = cast(&input, &DataType::Utf8)?;
         let input = input.as_string::<i32>();
         let mut out = StringBuilder::with_capacity(input.len(), input.value_data().len() + 8);
+        // Thousands of ops share a few dozen shapes: each distinct text is
+        // converted once per batch.
+        let mut converted: HashMap<&str, String> = HashMap::new();
         for json in input.iter() {
-            match json {
-                None => out.append_value("None"),
-                Some(json) => {
-                    let text = json_to_python_repr(json)
-                        .map_err(|e| exec_datafusion_err!("py_repr({json:?}): {e}"))?;
-                    out.append_value(text);
-                }
+            let Some(json) = json else {
+                out.append_value("None");
+                continue;
+            };
+            if let Some(text) = converted.get(json) {
+                out.append_value(text);
+                continue;
             }
+            let text = json_to_python_repr(json)
+                .map_err(|e| exec_datafusion_err!("py_repr({json:?}): {e}"))?;
+            out.append_value(&text);
+            converted.insert(json, text);
         }
         Ok(ColumnarValue::Array(Arc::new(out.finish()) as ArrayRef))
     }
@@ -89,6 +97,7 @@ mod tests {
                 Some(r#"["c10::BFloat16", null, "it's"]"#),
                 Some("1.5e-5"),
                 None,
+                Some("[[512], [141, 512], [], []]"),
             ]),
         )]);
         let out = run_sql(vec![t], "SELECT py_repr(j) AS r FROM t").await;
@@ -99,6 +108,7 @@ mod tests {
                 Some("('c10::BFloat16', None, \"it's\")".into()),
                 Some("1.5e-05".into()),
                 Some("None".into()),
+                Some("((512,), (141, 512), (), ())".into()),
             ]
         );
     }

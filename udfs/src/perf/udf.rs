@@ -18,6 +18,7 @@
 //! | `tb_per_s(bytes, kernel_us)` | `DOUBLE` `(bytes/1e12)/(kernel_us/1e6)` |
 //! | `flops_per_byte(flops, bytes)` | `DOUBLE` `((flops/1e9)*1e9)/bytes` |
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use datafusion::arrow::array::{
@@ -251,6 +252,10 @@ impl ScalarUDFImpl for OpPerfUdf {
         let semantics = arrays.get(7).map(as_utf8).transpose()?;
 
         let mut out = OutputBuilder::new(self.output, rows);
+        // Thousands of op instances share a few dozen distinct inputs: each
+        // distinct one is modelled once per batch.
+        let mut modelled: HashMap<ModelKey, Option<(&str, Result<Perf, ModelError>)>> =
+            HashMap::new();
         for row in 0..rows {
             let name = (!text[0].is_null(row)).then(|| text[0].value(row));
             let field = |i: usize| (!text[i].is_null(row)).then(|| text[i].value(row));
@@ -290,22 +295,40 @@ impl ScalarUDFImpl for OpPerfUdf {
                     }
                 },
             };
-            let result = name.and_then(|name| {
-                let raw = RawArgs {
-                    input_dims: field(1),
-                    input_types: field(2),
-                    input_strides: field(3),
-                    concrete_inputs: field(4),
-                    kernel_names: &names,
-                };
-                let class = resolve(name)?;
-                Some((class, compute(name, &raw, semantics)?))
-            });
-            out.append(result, direction);
+            let key = (
+                name,
+                [field(1), field(2), field(3), field(4)],
+                names,
+                semantics,
+            );
+            let result = modelled
+                .entry(key)
+                .or_insert_with_key(|(name, inputs, names, _)| {
+                    let raw = RawArgs {
+                        input_dims: inputs[0],
+                        input_types: inputs[1],
+                        input_strides: inputs[2],
+                        concrete_inputs: inputs[3],
+                        kernel_names: names,
+                    };
+                    let name = (*name)?;
+                    let class = resolve(name)?;
+                    Some((class, compute(name, &raw, semantics)?))
+                });
+            out.append(result.clone(), direction);
         }
         Ok(ColumnarValue::Array(out.finish()))
     }
 }
+
+/// Everything a model reads of one row: name, the four JSON texts, kernel
+/// names, semantics (the direction only picks among its results).
+type ModelKey<'a> = (
+    Option<&'a str>,
+    [Option<&'a str>; 4],
+    Vec<&'a str>,
+    Semantics,
+);
 
 /// Accumulates the output column of an `op_*` function.
 struct OutputBuilder {
