@@ -583,6 +583,69 @@ mod tests {
         assert_eq!(Rate::FlopsPerByte.apply(1.0, 0.0), None);
     }
 
+    /// Rows with the same inputs share one model run per batch, but only rows
+    /// equal in everything the model reads: here the kernels differ, and with
+    /// them the GEMM's `transpose` param.
+    #[tokio::test]
+    async fn repeated_inputs_are_modelled_once_yet_per_kernel_list() {
+        let bf16 = "c10::BFloat16";
+        let rows = 4;
+        let t = batch(vec![
+            ("name", str_column(&vec![Some("aten::addmm"); rows])),
+            (
+                "dims",
+                str_column(&vec![Some("[[512], [141, 512], [512, 512], [], []]"); rows]),
+            ),
+            (
+                "types",
+                str_column(&vec![
+                    Some(
+                        format!(r#"["{bf16}", "{bf16}", "{bf16}", "Scalar", "Scalar"]"#).as_str()
+                    );
+                    rows
+                ]),
+            ),
+            (
+                "strides",
+                str_column(&vec![Some("[[1], [512, 1], [1, 512], [], []]"); rows]),
+            ),
+            (
+                "ci",
+                str_column(&vec![Some(r#"["", "", "", "1", "1"]"#); rows]),
+            ),
+            (
+                "kernel",
+                str_column(&[
+                    Some("nvjet_tst_64x8_64x16_4x1_v_bz_TNT"),
+                    Some("plain_kernel"),
+                    Some("nvjet_tst_64x8_64x16_4x1_v_bz_TNT"),
+                    Some("plain_kernel"),
+                ]),
+            ),
+        ]);
+        let out = run_sql(
+            vec![t],
+            "SELECT op_params(name, dims, types, strides, ci, make_array(kernel), 'fwd', 'tracelens') AS params,
+                    op_flops(name, dims, types, strides, ci, make_array(kernel)) AS flops
+             FROM t",
+        )
+        .await;
+        let params = string_values(&out, "params");
+        assert_eq!(params[0], params[2]);
+        assert_eq!(params[1], params[3]);
+        assert_ne!(
+            params[0], params[1],
+            "the transpose param follows the kernels"
+        );
+        assert!(
+            params[0]
+                .as_deref()
+                .is_some_and(|p| p.contains("transpose")),
+            "{params:?}"
+        );
+        assert_eq!(f64_values(&out, "flops"), vec![Some(73_996_800.0); rows]);
+    }
+
     #[tokio::test]
     async fn sql_op_perf() {
         let bf16 = "c10::BFloat16";
