@@ -553,6 +553,10 @@ mod tests {
     fn row(t: &crate::ingest::RawTrace) -> String {
         let s = |c: &crate::ingest::Column<u32>| t.str(c.get(0)).map(str::to_string);
         let f = |c: &crate::ingest::Column<f64>| c.get(0).map(f64::to_bits);
+        let inputs = t.op_inputs_of(&[0])[0];
+        let input = |pick: fn(&crate::ingest::OpInputs) -> Option<(u32, u32)>| {
+            t.input_text(inputs.and_then(pick))
+        };
         format!(
             "{:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?}",
             t.kind[0],
@@ -570,10 +574,10 @@ mod tests {
             t.seq_num.get(0),
             t.flow_id.get(0),
             t.args_of(0),
-            t.op_input(0, |i| i.dims),
-            t.op_input(0, |i| i.types),
-            t.op_input(0, |i| i.strides),
-            t.op_input(0, |i| i.concrete),
+            input(|i| i.dims),
+            input(|i| i.types),
+            input(|i| i.strides),
+            input(|i| i.concrete),
             (&t.process_names, &t.process_labels),
             &t.thread_names,
         )

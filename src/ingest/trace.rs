@@ -327,16 +327,6 @@ impl RawTrace {
         self.has_args(uid).then(|| &self.args_text[range])
     }
 
-    /// One input description of cpu_op `uid` (`pick` chooses which), as JSON text.
-    pub fn op_input(&self, uid: usize, pick: fn(&OpInputs) -> Option<(u32, u32)>) -> Option<&str> {
-        let i = self
-            .op_inputs
-            .binary_search_by_key(&(uid as u32), |(u, _)| *u)
-            .ok()?;
-        let (start, end) = pick(&self.op_inputs[i].1)?;
-        self.args_text.get(start as usize..end as usize)
-    }
-
     /// The inputs of each of `uids` (cpu_ops, in increasing uid order), found
     /// in one walk instead of a search per op and input.
     pub fn op_inputs_of(&self, uids: &[usize]) -> Vec<Option<&OpInputs>> {

@@ -124,15 +124,16 @@ pub async fn run_reports(engine: &Engine, only: Option<&[String]>) -> Result<Vec
             (position, sheet)
         });
     }
-    let mut done: Vec<(usize, Option<Sheet>)> = Vec::new();
+    let mut done = Vec::new();
     while let Some(joined) = tasks.join_next().await {
-        let (position, sheet) =
-            joined.map_err(|e| Error::Output(format!("a report task failed: {e}")))?;
-        // Dropping the JoinSet on an error cancels the reports still running.
-        done.push((position, sheet?));
+        done.push(joined.map_err(|e| Error::Output(format!("a report task failed: {e}")))?);
     }
+    // Catalog order, and the first failing report in that order is the error,
+    // whichever task finished first.
     done.sort_by_key(|(position, _)| *position);
-    Ok(done.into_iter().filter_map(|(_, sheet)| sheet).collect())
+    done.into_iter()
+        .filter_map(|(_, sheet)| sheet.transpose())
+        .collect()
 }
 
 /// One report's sheet; None when its condition does not hold, or it has no rows

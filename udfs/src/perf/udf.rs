@@ -254,8 +254,7 @@ impl ScalarUDFImpl for OpPerfUdf {
         let mut out = OutputBuilder::new(self.output, rows);
         // Thousands of op instances share a few dozen distinct inputs: each
         // distinct one is modelled once per batch.
-        let mut modelled: HashMap<ModelKey, Option<(&str, Result<Perf, ModelError>)>> =
-            HashMap::new();
+        let mut modelled: HashMap<ModelKey, Modelled> = HashMap::new();
         for row in 0..rows {
             let name = (!text[0].is_null(row)).then(|| text[0].value(row));
             let field = |i: usize| (!text[i].is_null(row)).then(|| text[i].value(row));
@@ -329,6 +328,9 @@ type ModelKey<'a> = (
     Vec<&'a str>,
     Semantics,
 );
+
+/// A row's model class and result; None when the name has no model.
+type Modelled = Option<(&'static str, Result<Perf, ModelError>)>;
 
 /// Accumulates the output column of an `op_*` function.
 struct OutputBuilder {
