@@ -168,7 +168,10 @@ enum ReportFormat {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match run(cli) {
+    let timing = tracesql::timing::Phase::start("run");
+    let outcome = run(cli);
+    drop(timing);
+    match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");

@@ -32,6 +32,79 @@ impl Phase {
 impl Drop for Phase {
     fn drop(&mut self) {
         let ms = self.started.elapsed().as_secs_f64() * 1e3;
-        eprintln!("timing: {ms:9.1} ms  {}", self.name);
+        eprintln!("timing: {ms:9.1} ms  {}{}", self.name, resident_memory());
+    }
+}
+
+/// Prints each table's Arrow memory (MB) when timings are on: where a load's
+/// resident memory goes.
+pub fn table_sizes(tables: &[(&str, datafusion::arrow::record_batch::RecordBatch)]) {
+    if !enabled() {
+        return;
+    }
+    for (name, batch) in tables {
+        let mb = batch.get_array_memory_size() as f64 / 1e6;
+        eprintln!("memory: {mb:9.1} MB  table {name}");
+        for (field, column) in batch.schema().fields().iter().zip(batch.columns()) {
+            let mb = column.get_array_memory_size() as f64 / 1e6;
+            if mb >= 1.0 {
+                eprintln!("memory: {mb:9.1} MB    {name}.{}", field.name());
+            }
+        }
+    }
+}
+
+/// Time accumulated over many short stretches (a thread's busy time between its
+/// waits); printed like a [`Phase`] when dropped.
+pub struct Busy {
+    name: &'static str,
+    total: std::time::Duration,
+}
+
+impl Busy {
+    pub fn new(name: &'static str) -> Busy {
+        Busy {
+            name,
+            total: std::time::Duration::ZERO,
+        }
+    }
+
+    /// Runs `work`, adding its duration when timings are on.
+    pub fn time<T>(&mut self, work: impl FnOnce() -> T) -> T {
+        if !enabled() {
+            return work();
+        }
+        let started = Instant::now();
+        let out = work();
+        self.total += started.elapsed();
+        out
+    }
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        if enabled() {
+            let ms = self.total.as_secs_f64() * 1e3;
+            eprintln!("timing: {ms:9.1} ms  {} (busy)", self.name);
+        }
+    }
+}
+
+/// `  (rss N MB, peak M MB)` from /proc/self/status where there is one (Linux);
+/// empty elsewhere.
+fn resident_memory() -> String {
+    let Ok(status) = std::fs::read_to_string("/proc/self/status") else {
+        return String::new();
+    };
+    let field = |key: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(key))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+            .map(|kb| kb / 1024.0)
+    };
+    match (field("VmRSS:"), field("VmHWM:")) {
+        (Some(rss), Some(peak)) => format!("  (rss {rss:.0} MB, peak {peak:.0} MB)"),
+        _ => String::new(),
     }
 }

@@ -51,11 +51,18 @@ pub fn load_trace(path: &str) -> Result<LoadedTrace, IngestError> {
         }
         return Ok(traces.pop().expect("one trace"));
     }
-    let raw = ingest::load(path)?;
-    let links = tree::link(&raw);
+    let raw = {
+        let _timing = crate::timing::Phase::start("  decompress + parse");
+        ingest::load(path)?
+    };
+    let links = {
+        let _timing = crate::timing::Phase::start("  link");
+        tree::link(&raw)
+    };
     let name = trace_name(path);
     let tables = model::build_tables(raw, &links, &name)
         .map_err(|e| IngestError::new(path, Problem::Read(format!("cannot build tables: {e}"))))?;
+    crate::timing::table_sizes(&tables);
     Ok(LoadedTrace { name, tables })
 }
 
@@ -404,12 +411,7 @@ fn install_schema(ctx: &SessionContext, schema: Arc<dyn datafusion::catalog::Sch
 fn rename_trace(batch: &RecordBatch, name: &str) -> Result<RecordBatch, DataFusionError> {
     let mut columns = batch.columns().to_vec();
     if let Ok(i) = batch.schema().index_of("trace") {
-        columns[i] = Arc::new(datafusion::arrow::array::StringArray::from(vec![
-            name;
-            batch
-                .num_rows(
-                )
-        ]));
+        columns[i] = crate::model::repeat_dict(name, batch.num_rows());
     }
     Ok(RecordBatch::try_new(batch.schema(), columns)?)
 }

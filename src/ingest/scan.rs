@@ -9,8 +9,10 @@
 //! bytes. The other top-level keys are returned as raw JSON text (they are small:
 //! metadata, device properties, versions).
 
+use super::ahead::{Ahead as AheadThread, Part};
 use super::error::Problem;
 use super::source::{JsonStream, HEADROOM};
+use super::trace::RawTrace;
 
 /// What a value looks like to the splitter before it is decoded.
 enum Scan {
@@ -34,16 +36,23 @@ pub trait EventSink {
 
     /// Decodes the event that is exactly `bytes`, found at byte `offset`.
     fn event(&mut self, index: u64, offset: u64, bytes: &[u8]) -> Result<(), Problem>;
+
+    /// Takes the events of a part decoded ahead (see `ahead`), the first of which is
+    /// event `index`, at byte `offset`.
+    fn splice(&mut self, index: u64, offset: u64, part: &RawTrace) -> Result<(), Problem>;
 }
 
 /// Reads a trace document from `stream`.
 ///
 /// Every element of `traceEvents` goes to `sink`, in order; every other top-level
-/// key is returned with its raw JSON.
+/// key is returned with its raw JSON, with the number of parts decoded ahead that
+/// were taken. `ahead` brings parts decoded from the stream's odd-numbered chunks,
+/// one message per such chunk (see `ahead`).
 pub fn split_document(
     stream: JsonStream,
+    ahead: Option<AheadThread>,
     sink: &mut impl EventSink,
-) -> Result<Vec<(String, String)>, Problem> {
+) -> Result<(Vec<(String, String)>, u64), Problem> {
     let mut s = Splitter {
         stream,
         buf: Vec::new(),
@@ -51,6 +60,13 @@ pub fn split_document(
         pos: 0,
         base: 0,
         eof: false,
+        chunks_read: 0,
+        parts_taken: 0,
+        ahead: ahead.map(|thread| Ahead {
+            thread,
+            next_chunk: 1,
+            pending: None,
+        }),
     };
     let mut others = Vec::new();
     let mut saw_events = false;
@@ -103,7 +119,7 @@ pub fn split_document(
     if !saw_events {
         return Err(Problem::NotATrace("it has no traceEvents array".into()));
     }
-    Ok(others)
+    Ok((others, s.parts_taken))
 }
 
 /// Turns a serde error inside `text` (which starts at `offset`) into a byte offset.
@@ -149,6 +165,19 @@ struct Splitter {
     /// Offset in the document of `buf[start]`.
     base: u64,
     eof: bool,
+    /// Chunks taken from the stream so far.
+    chunks_read: u64,
+    parts_taken: u64,
+    ahead: Option<Ahead>,
+}
+
+/// The parts decoded ahead, as they are matched against the document.
+struct Ahead {
+    thread: AheadThread,
+    /// The chunk the next message is about (1, 3, 5, ...).
+    next_chunk: u64,
+    /// The next part not yet taken or passed.
+    pending: Option<Part>,
 }
 
 impl Splitter {
@@ -164,6 +193,7 @@ impl Splitter {
             self.eof = true;
             return Ok(false);
         };
+        self.chunks_read += 1;
         let unread = self.buf.len() - self.pos;
         self.base += (self.pos - self.start) as u64;
         if unread <= HEADROOM {
@@ -202,6 +232,54 @@ impl Splitter {
 
     fn offset(&self) -> u64 {
         self.base + (self.pos - self.start) as u64
+    }
+
+    /// The part decoded ahead that starts at document offset `at`, if there is one.
+    ///
+    /// Parts come in document order; those starting before `at` were guessed
+    /// wrong and are dropped. Waits for a part only once this parser holds the
+    /// chunk it was decoded from, so the two threads work on different chunks.
+    fn take_part(&mut self, at: u64) -> Option<Part> {
+        loop {
+            let ahead = self.ahead.as_mut()?;
+            if let Some(part) = &ahead.pending {
+                if part.start == at {
+                    self.parts_taken += 1;
+                    return ahead.pending.take();
+                }
+                if part.start > at {
+                    return None;
+                }
+                ahead.pending = None;
+            }
+            if ahead.next_chunk >= self.chunks_read {
+                return None;
+            }
+            match ahead.thread.parts.recv() {
+                Ok(part) => {
+                    ahead.pending = part;
+                    ahead.next_chunk += 2;
+                }
+                // The read-ahead thread is gone: go on alone.
+                Err(_) => self.ahead = None,
+            }
+        }
+    }
+
+    /// Hands a part's emptied columns back to the read-ahead thread to fill again.
+    fn recycle(&mut self, mut trace: RawTrace) {
+        if let Some(ahead) = &self.ahead {
+            trace.clear();
+            // A full queue or a finished thread: then the columns are just dropped.
+            let _ = ahead.thread.spare.try_send(trace);
+        }
+    }
+
+    /// Where document offset `offset` lies in `buf`, if it is there.
+    fn position_of(&self, offset: u64) -> Option<usize> {
+        let relative = usize::try_from(offset.checked_sub(self.base)?).ok()?;
+        let pos = self.start.checked_add(relative)?;
+        (pos <= self.buf.len()).then_some(pos)
     }
 
     fn unexpected(&self, got: Option<u8>, wanted: &str) -> Problem {
@@ -267,15 +345,27 @@ impl Splitter {
             if self.peek()?.is_none() {
                 return Err(self.unexpected(None, "a value"));
             }
-            let read = sink.event_prefix(index, self.offset(), &self.buf[self.pos..])?;
-            if let Some(len) = read {
-                self.pos += len;
+            let at = self.offset();
+            let ahead = self
+                .take_part(at)
+                .and_then(|part| Some((self.position_of(part.end)?, part)));
+            if let Some((end, part)) = ahead {
+                let events = part.trace.len() as u64;
+                sink.splice(index, at, &part.trace)?;
+                self.recycle(part.trace);
+                self.pos = end;
+                index += events;
             } else {
-                let (offset, len) = self.value()?;
-                sink.event(index, offset, &self.buf[self.pos..self.pos + len])?;
-                self.pos += len;
+                let read = sink.event_prefix(index, at, &self.buf[self.pos..])?;
+                if let Some(len) = read {
+                    self.pos += len;
+                } else {
+                    let (offset, len) = self.value()?;
+                    sink.event(index, offset, &self.buf[self.pos..self.pos + len])?;
+                    self.pos += len;
+                }
+                index += 1;
             }
-            index += 1;
             match self.peek()? {
                 Some(b',') => self.pos += 1,
                 Some(b']') => {

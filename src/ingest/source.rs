@@ -52,8 +52,25 @@ impl JsonStream {
     }
 }
 
+/// A copy of one chunk's JSON (no headroom) and the document offset it starts at.
+pub struct AheadChunk {
+    pub offset: u64,
+    pub bytes: Vec<u8>,
+}
+
+/// The read-ahead parser's end of the reader thread: copies of the odd-numbered
+/// chunks, and a way back for their buffers once decoded.
+pub struct AheadChunks {
+    pub chunks: Receiver<AheadChunk>,
+    pub spent: SyncSender<Vec<u8>>,
+}
+
 /// Opens `path` (`-` for stdin) and starts decompressing it in the background.
-pub fn open(path: &str) -> Result<JsonStream, Problem> {
+///
+/// With `read_ahead`, the reader thread also copies every odd-numbered chunk to
+/// the returned [`AheadChunks`], whose receiver must then be read (or dropped):
+/// the reader waits for room there before it hands the same chunk to the stream.
+pub fn open(path: &str, read_ahead: bool) -> Result<(JsonStream, Option<AheadChunks>), Problem> {
     let (input, size): (Box<dyn ReadSeek>, Option<u64>) = if path == "-" {
         let mut all = Vec::new();
         io::stdin()
@@ -73,12 +90,37 @@ pub fn open(path: &str) -> Result<JsonStream, Problem> {
     let progress = size.and_then(progress_bar);
     let (tx, rx) = sync_channel(4);
     let (spent_tx, spent_rx) = sync_channel(CHUNKS_IN_FLIGHT);
+    let (ahead_tx, ahead_rx) = sync_channel::<AheadChunk>(4);
+    let (ahead_spent_tx, ahead_spent) = sync_channel::<Vec<u8>>(CHUNKS_IN_FLIGHT);
     thread::spawn(move || {
-        let chunks = Chunks {
-            send: &|chunk| tx.send(Ok(chunk)).is_ok(),
+        let mut numbered = 0u64;
+        let mut offset = 0u64;
+        let mut send = |chunk: Vec<u8>| {
+            // Odd chunks go to the read-ahead parser first: the main parser waits
+            // for that parser's result only once it holds the same chunk itself.
+            let json = &chunk[HEADROOM..];
+            let (start, len) = (offset, json.len() as u64);
+            let odd = read_ahead && numbered % 2 == 1;
+            numbered += 1;
+            offset += len;
+            if odd {
+                let mut bytes = ahead_spent.try_recv().unwrap_or_default();
+                bytes.clear();
+                bytes.extend_from_slice(json);
+                let copy = AheadChunk {
+                    offset: start,
+                    bytes,
+                };
+                // A read-ahead parser that has stopped listening is no loss.
+                let _ = ahead_tx.send(copy);
+            }
+            tx.send(Ok(chunk)).is_ok()
+        };
+        let mut chunks = Chunks {
+            send: &mut send,
             spent: spent_rx,
         };
-        let result = produce(input, progress.clone(), &chunks);
+        let result = produce(input, progress.clone(), &mut chunks);
         if let Some(bar) = progress {
             bar.finish_and_clear();
         }
@@ -86,10 +128,15 @@ pub fn open(path: &str) -> Result<JsonStream, Problem> {
             let _ = tx.send(Err(problem));
         }
     });
-    Ok(JsonStream {
+    let stream = JsonStream {
         chunks: rx,
         spent: spent_tx,
-    })
+    };
+    let ahead = read_ahead.then_some(AheadChunks {
+        chunks: ahead_rx,
+        spent: ahead_spent_tx,
+    });
+    Ok((stream, ahead))
 }
 
 /// Chunks queued or being read at once: the channel's 4, one in each thread's hands.
@@ -98,7 +145,7 @@ const CHUNKS_IN_FLIGHT: usize = 6;
 /// The reader thread's end of the chunk channels.
 struct Chunks<'a> {
     /// Hands a chunk over; false once the parser has stopped listening.
-    send: &'a dyn Fn(Vec<u8>) -> bool,
+    send: &'a mut dyn FnMut(Vec<u8>) -> bool,
     /// Chunks the parser is done with.
     spent: Receiver<Vec<u8>>,
 }
@@ -149,7 +196,7 @@ impl<R: Read> Read for Counted<R> {
 fn produce(
     mut input: Box<dyn ReadSeek>,
     bar: Option<indicatif::ProgressBar>,
-    chunks: &Chunks,
+    chunks: &mut Chunks,
 ) -> Result<(), Problem> {
     let mut magic = [0u8; 4];
     let got = read_up_to(&mut input, &mut magic).map_err(|e| Problem::Read(e.to_string()))?;
@@ -223,12 +270,16 @@ fn read_up_to(r: &mut dyn Read, buf: &mut [u8]) -> io::Result<usize> {
 
 fn pump(
     mut reader: impl Read,
-    chunks: &Chunks,
+    chunks: &mut Chunks,
     on_error: impl Fn(io::Error) -> Problem,
 ) -> Result<(), Problem> {
+    // Time spent reading and inflating, not waiting for the parser: whether the
+    // parser or this thread is the bottleneck (TRACESQL_TIMINGS).
+    let mut busy = crate::timing::Busy::new("  read + decompress (reader thread)");
     loop {
         let mut chunk = chunks.buffer();
-        let n = read_up_to(&mut reader, &mut chunk[HEADROOM..]).map_err(&on_error)?;
+        let n = busy.time(|| read_up_to(&mut reader, &mut chunk[HEADROOM..]));
+        let n = n.map_err(&on_error)?;
         if n == 0 {
             return Ok(());
         }

@@ -178,6 +178,29 @@ impl Bits {
         (self.words[i / 64] >> (i % 64)) & 1 == 1
     }
 
+    /// Appends `other`'s bits, a word at a time.
+    pub fn extend(&mut self, other: &Bits) {
+        let shift = self.len % 64;
+        if shift == 0 {
+            self.words.extend_from_slice(&other.words);
+        } else {
+            for &word in &other.words {
+                if let Some(last) = self.words.last_mut() {
+                    *last |= word << shift;
+                }
+                self.words.push(word >> (64 - shift));
+            }
+        }
+        self.len += other.len;
+        // Bits past `len` are zero in both, so dropping spare words loses nothing.
+        self.words.truncate(self.len.div_ceil(64));
+    }
+
+    fn clear(&mut self) {
+        self.words.clear();
+        self.len = 0;
+    }
+
     pub fn len(&self) -> usize {
         self.len
     }
@@ -223,6 +246,17 @@ impl<T: Copy + Default> Column<T> {
         self.values.is_empty()
     }
 
+    /// Appends `other`'s rows.
+    fn extend(&mut self, other: &Column<T>) {
+        self.values.extend_from_slice(&other.values);
+        self.valid.extend(&other.valid);
+    }
+
+    fn clear(&mut self) {
+        self.values.clear();
+        self.valid.clear();
+    }
+
     /// The values (missing ones read as the default) and the validity bitmap.
     pub fn into_parts(self) -> (Vec<T>, Bits) {
         (self.values, self.valid)
@@ -231,6 +265,16 @@ impl<T: Copy + Default> Column<T> {
     fn shrink_to_fit(&mut self) {
         self.values.shrink_to_fit();
         self.valid.shrink_to_fit();
+    }
+}
+
+impl Column<u32> {
+    /// Appends `other`'s rows of interned ids, renumbered by `ids` (other's id →
+    /// this trace's id).
+    fn extend_interned(&mut self, other: &Column<u32>, ids: &[u32]) {
+        let renumber = |&v: &u32| ids.get(v as usize).copied().unwrap_or_default();
+        self.values.extend(other.values.iter().map(renumber));
+        self.valid.extend(&other.valid);
     }
 }
 
@@ -250,6 +294,19 @@ pub struct OpInputs {
     pub types: Option<(u32, u32)>,
     pub strides: Option<(u32, u32)>,
     pub concrete: Option<(u32, u32)>,
+}
+
+impl OpInputs {
+    /// The same ranges once the text they point into has moved `by` bytes on.
+    fn shifted(self, by: u32) -> OpInputs {
+        let shift = |r: Option<(u32, u32)>| r.map(|(a, b)| (a + by, b + by));
+        OpInputs {
+            dims: shift(self.dims),
+            types: shift(self.types),
+            strides: shift(self.strides),
+            concrete: shift(self.concrete),
+        }
+    }
 }
 
 /// A whole trace, decoded into columns. Row `i` is the event with uid `i`.
@@ -402,6 +459,113 @@ impl RawTrace {
             self.record_metadata(ev, pid, tid);
         }
         Ok(())
+    }
+
+    /// Appends the events of `part` (decoded on their own, rows numbered from 0)
+    /// as if each had been pushed here in turn: its strings interned here, its
+    /// args text and input ranges moved behind this trace's, its metadata names
+    /// applied after the ones seen so far (later events win, as with `push`).
+    pub fn append(&mut self, part: &RawTrace) -> Result<(), String> {
+        let args_base = self.args_text.len();
+        let args_end = args_base + part.args_text.len();
+        if i32::try_from(args_end).is_err() {
+            return Err(
+                "the events' args exceed 2 GiB of text, more than a table column holds".into(),
+            );
+        }
+        let (args_base, uid_base) = (args_base as u32, self.len() as u32);
+        let ids: Vec<u32> = part
+            .strings
+            .list
+            .iter()
+            .map(|s| self.strings.intern(s))
+            .collect();
+        let id = |v: &u32| ids.get(*v as usize).copied().unwrap_or_default();
+        self.ph.extend_interned(&part.ph, &ids);
+        self.cat.extend_interned(&part.cat, &ids);
+        self.name.extend_interned(&part.name, &ids);
+        self.pid.extend_interned(&part.pid, &ids);
+        self.tid.extend_interned(&part.tid, &ids);
+        self.kind.extend_from_slice(&part.kind);
+        self.ts.extend(&part.ts);
+        self.dur.extend(&part.dur);
+        self.correlation.extend(&part.correlation);
+        self.external_id.extend(&part.external_id);
+        self.stream.extend(&part.stream);
+        self.device.extend(&part.device);
+        self.seq_num.extend(&part.seq_num);
+        self.flow_id.extend(&part.flow_id);
+        self.args_text.push_str(&part.args_text);
+        let offsets = part.args_offsets.0.iter().skip(1);
+        self.args_offsets
+            .0
+            .extend(offsets.map(|&o| o + args_base as i32));
+        self.args_valid.extend(&part.args_valid);
+        let inputs = part.op_inputs.iter();
+        self.op_inputs
+            .extend(inputs.map(|&(uid, inputs)| (uid + uid_base, inputs.shifted(args_base))));
+        let names = part.process_names.iter();
+        self.process_names
+            .extend(names.map(|(p, v)| (id(p), v.clone())));
+        let labels = part.process_labels.iter();
+        self.process_labels
+            .extend(labels.map(|(p, v)| (id(p), v.clone())));
+        let threads = part.thread_names.iter();
+        self.thread_names
+            .extend(threads.map(|((p, t), v)| ((id(p), id(t)), v.clone())));
+        Ok(())
+    }
+
+    /// Empties the trace but keeps its buffers, to be filled again.
+    pub fn clear(&mut self) {
+        let RawTrace {
+            source,
+            strings,
+            kind,
+            ph,
+            cat,
+            name,
+            pid,
+            tid,
+            ts,
+            dur,
+            correlation,
+            external_id,
+            stream,
+            device,
+            seq_num,
+            flow_id,
+            args_text,
+            args_offsets,
+            args_valid,
+            op_inputs,
+            process_names,
+            process_labels,
+            thread_names,
+            metadata,
+            recent,
+        } = self;
+        source.clear();
+        strings.ids.clear();
+        strings.list.clear();
+        kind.clear();
+        for c in [ph, cat, name, pid, tid] {
+            c.clear();
+        }
+        ts.clear();
+        dur.clear();
+        for c in [correlation, external_id, stream, device, seq_num, flow_id] {
+            c.clear();
+        }
+        args_text.clear();
+        args_offsets.0.truncate(1);
+        args_valid.clear();
+        op_inputs.clear();
+        process_names.clear();
+        process_labels.clear();
+        thread_names.clear();
+        metadata.clear();
+        *recent = [0; 5];
     }
 
     fn record_metadata(&mut self, ev: &Event, pid: Option<u32>, tid: Option<u32>) {

@@ -3,7 +3,7 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::columns::{col, float64, int64, repeat_utf8, utf8, TableDoc};
+use super::columns::{col, float64, int64, repeat_dict, utf8, TableDoc};
 use crate::ingest::{EventKind, RawTrace};
 use crate::tree::{GpuClass, Links};
 use datafusion::arrow::{error::ArrowError, record_batch::RecordBatch};
@@ -12,7 +12,7 @@ pub const DOC: TableDoc = TableDoc {
     name: "collectives",
     doc: "Collective communication: NCCL/RCCL kernels (source = 'kernel') and record_param_comms cpu_ops (source = 'op'), with the process group and message metadata PyTorch records.",
     columns: &[
-        col!("trace", Utf8, "Trace name."),
+        col!("trace", Utf8Dict, "Trace name."),
         col!("uid", Int64, "Event uid."),
         col!("source", Utf8, "kernel: a collective GPU kernel; op: a record_param_comms cpu_op."),
         col!("name", Utf8, "Event name."),
@@ -116,7 +116,7 @@ pub fn build(trace: &RawTrace, links: &Links, name: &str) -> Result<RecordBatch,
     let is_kernel = |u: usize| trace.kind[u].is_gpu();
     let n = uids.len();
     DOC.batch(vec![
-        ("trace", repeat_utf8(name, n)),
+        ("trace", repeat_dict(name, n)),
         ("uid", int64(uids.iter().map(|&u| Some(u as i64)))),
         (
             "source",

@@ -3,11 +3,11 @@
 use std::sync::Arc;
 
 use datafusion::arrow::array::{
-    ArrayRef, BooleanArray, Float64Array, Int64Array, Int64Builder, ListBuilder, StringArray,
-    StringBuilder,
+    ArrayRef, BooleanArray, DictionaryArray, Float64Array, Int32Array, Int64Array, Int64Builder,
+    ListBuilder, StringArray, StringBuilder,
 };
 use datafusion::arrow::buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
-use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use datafusion::arrow::datatypes::{DataType, Field, Int32Type, Schema, SchemaRef};
 use datafusion::arrow::error::ArrowError;
 use datafusion::arrow::record_batch::RecordBatch;
 
@@ -17,6 +17,9 @@ use crate::ingest::{Bits, Column};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ty {
     Utf8,
+    /// A string with few distinct values (the trace name): dictionary-encoded, so
+    /// each row holds a 4-byte key instead of its own copy of the text.
+    Utf8Dict,
     Int64,
     Float64,
     Bool,
@@ -30,6 +33,9 @@ impl Ty {
     pub fn data_type(self) -> DataType {
         match self {
             Ty::Utf8 => DataType::Utf8,
+            Ty::Utf8Dict => {
+                DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8))
+            }
             Ty::Int64 => DataType::Int64,
             Ty::Float64 => DataType::Float64,
             Ty::Bool => DataType::Boolean,
@@ -140,23 +146,11 @@ fn offset(len: usize) -> Result<i32, ArrowError> {
     })
 }
 
-/// The same string on `n` rows, allocated once at its exact size.
-pub fn repeat_utf8(value: &str, n: usize) -> ArrayRef {
-    let len = value.len();
-    let fits = n
-        .checked_mul(len)
-        .is_some_and(|total| offset(total).is_ok());
-    if !fits {
-        // Out of Utf8's range: let the builder report it as it always has.
-        return Arc::new(StringArray::from(vec![value; n]));
-    }
-    let offsets: Vec<i32> = (0..=n).map(|i| (i * len) as i32).collect();
-    let values = value.repeat(n).into_bytes();
-    Arc::new(StringArray::new(
-        OffsetBuffer::new(ScalarBuffer::from(offsets)),
-        Buffer::from_vec(values),
-        None,
-    ))
+/// The same string on `n` rows, as a dictionary of one value (see [`Ty::Utf8Dict`]).
+pub fn repeat_dict(value: &str, n: usize) -> ArrayRef {
+    let keys = Int32Array::from(vec![0; n]);
+    let values: ArrayRef = Arc::new(StringArray::from(vec![value]));
+    Arc::new(DictionaryArray::<Int32Type>::new(keys, values))
 }
 
 /// A validity bitmap as Arrow's null buffer (None when nothing is null).

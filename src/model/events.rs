@@ -1,7 +1,7 @@
 //! `events`: every event of the trace, one row each.
 
 use super::columns::{
-    col, float64, float64_column, int64, int64_column, int64_values, repeat_utf8, utf8_exact,
+    col, float64, float64_column, int64, int64_column, int64_values, repeat_dict, utf8_exact,
     utf8_parts, TableDoc,
 };
 use crate::ingest::{Column, RawTrace};
@@ -13,7 +13,7 @@ pub const DOC: TableDoc = TableDoc {
     name: "events",
     doc: "Every event of the trace in file order, metadata, flows and instants included.",
     columns: &[
-        col!("trace", Utf8, "Trace name (file name without extension); tells traces apart in one session."),
+        col!("trace", Utf8Dict, "Trace name (file name without extension); tells traces apart in one session."),
         col!("uid", Int64, "0-based index of the event in traceEvents, counting every event (the reference tool's UID)."),
         col!("ph", Utf8, "Phase: X complete, i instant, s/f flow start/end, M metadata, ..."),
         col!("cat", Utf8, "Category: cpu_op, python_function, cuda_runtime, cuda_driver, kernel, gpu_memcpy, gpu_memset, ac2g, ... NULL if absent."),
@@ -79,7 +79,7 @@ pub fn build(trace: RawTrace, derived: Derived, name: &str) -> Result<RecordBatc
         ..
     } = trace;
     DOC.batch(vec![
-        ("trace", repeat_utf8(name, n)),
+        ("trace", repeat_dict(name, n)),
         ("uid", int64_values((0..n as i64).collect())),
         ("ph", derived.ph),
         ("cat", derived.cat),

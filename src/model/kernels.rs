@@ -3,7 +3,7 @@
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::columns::{col, float64, int64, repeat_utf8, utf8, TableDoc};
+use super::columns::{col, float64, int64, repeat_dict, utf8, TableDoc};
 use crate::ingest::RawTrace;
 use crate::tree::Links;
 use datafusion::arrow::{error::ArrowError, record_batch::RecordBatch};
@@ -12,7 +12,7 @@ pub const DOC: TableDoc = TableDoc {
     name: "kernels",
     doc: "GPU activity: kernels, memcpy and memset, each with its device, stream, launching runtime call and the cpu_op it is attributed to.",
     columns: &[
-        col!("trace", Utf8, "Trace name."),
+        col!("trace", Utf8Dict, "Trace name."),
         col!("uid", Int64, "Event uid."),
         col!("name", Utf8, "Kernel name, or e.g. 'Memcpy DtoH (Device -> Pinned)'."),
         col!("cat", Utf8, "kernel, gpu_memcpy or gpu_memset."),
@@ -74,7 +74,7 @@ pub fn build(trace: &RawTrace, links: &Links, name: &str) -> Result<RecordBatch,
     let n = uids.len();
     let text = |v: Option<&RawValue>| v.map(|r| r.get().to_string());
     DOC.batch(vec![
-        ("trace", repeat_utf8(name, n)),
+        ("trace", repeat_dict(name, n)),
         ("uid", int64(uids.iter().map(|&u| Some(u as i64)))),
         (
             "name",

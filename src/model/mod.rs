@@ -18,7 +18,7 @@ use datafusion::arrow::error::ArrowError;
 use datafusion::arrow::record_batch::RecordBatch;
 
 pub(crate) use columns::col;
-pub use columns::{ColumnDoc, TableDoc, Ty};
+pub use columns::{repeat_dict, ColumnDoc, TableDoc, Ty};
 
 use crate::ingest::RawTrace;
 use crate::tree::Links;
@@ -26,7 +26,7 @@ use crate::tree::Links;
 /// Version of the table schemas below: bumped whenever a table's columns or their
 /// meaning change. Parquet exports record it, and reopening an export written
 /// under another version asks for a fresh export instead of misreading it.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// Every table tracesql builds from a trace, in the order `tables` lists them.
 pub const TABLES: &[&TableDoc] = &[

@@ -1,7 +1,7 @@
 //! `ops`: cpu_ops with their inputs and the GPU time they account for.
 
 use super::columns::{
-    boolean, col, float64, int64, int64_list_list_from_json, repeat_utf8, utf8,
+    boolean, col, float64, int64, int64_list_list_from_json, repeat_dict, utf8,
     utf8_list_from_json, TableDoc,
 };
 use super::{busy_time, process_label, process_name, thread_name};
@@ -13,7 +13,7 @@ pub const DOC: TableDoc = TableDoc {
     name: "ops",
     doc: "cpu_op events (ATen and framework operators) with parsed inputs and their GPU kernel time.",
     columns: &[
-        col!("trace", Utf8, "Trace name."),
+        col!("trace", Utf8Dict, "Trace name."),
         col!("uid", Int64, "Event uid (see events.uid)."),
         col!("name", Utf8, "Operator name, e.g. aten::addmm."),
         col!("ts", Float64, "CPU start, µs."),
@@ -64,7 +64,7 @@ pub fn build(trace: &RawTrace, links: &Links, name: &str) -> Result<RecordBatch,
     let direct = |u: usize| links.direct(u as u32);
     let subtree = |u: usize| links.subtree(u as u32);
     DOC.batch(vec![
-        ("trace", repeat_utf8(name, n)),
+        ("trace", repeat_dict(name, n)),
         ("uid", int64(uids.iter().map(|&u| Some(u as i64)))),
         (
             "name",

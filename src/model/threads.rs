@@ -2,7 +2,7 @@
 
 use std::collections::BTreeSet;
 
-use super::columns::{col, repeat_utf8, utf8, TableDoc};
+use super::columns::{col, repeat_dict, utf8, TableDoc};
 use super::{process_label, process_name, thread_name};
 use crate::ingest::RawTrace;
 use datafusion::arrow::{error::ArrowError, record_batch::RecordBatch};
@@ -11,7 +11,7 @@ pub const DOC: TableDoc = TableDoc {
     name: "threads",
     doc: "One row per (pid, tid) that events use, with the names the trace's metadata events give them ('Unknown' when it gives none).",
     columns: &[
-        col!("trace", Utf8, "Trace name."),
+        col!("trace", Utf8Dict, "Trace name."),
         col!("pid", Utf8, "Process id as text (for GPU events: the device)."),
         col!("tid", Utf8, "Thread id as text (for GPU events: the stream)."),
         col!("process_name", Utf8, "process_name metadata, e.g. python3."),
@@ -31,7 +31,7 @@ pub fn build(trace: &RawTrace, name: &str) -> Result<RecordBatch, ArrowError> {
     }
     let n = first_uid.len();
     DOC.batch(vec![
-        ("trace", repeat_utf8(name, n)),
+        ("trace", repeat_dict(name, n)),
         (
             "pid",
             utf8(first_uid.iter().map(|&u| trace.str(trace.pid.get(u)))),

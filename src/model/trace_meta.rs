@@ -1,6 +1,6 @@
 //! `trace_meta`: what the trace says about itself.
 
-use super::columns::{col, repeat_utf8, utf8, TableDoc};
+use super::columns::{col, repeat_dict, utf8, TableDoc};
 use crate::ingest::RawTrace;
 use datafusion::arrow::{error::ArrowError, record_batch::RecordBatch};
 
@@ -8,7 +8,7 @@ pub const DOC: TableDoc = TableDoc {
     name: "trace_meta",
     doc: "Top-level keys of the trace other than traceEvents (deviceProperties, distributedInfo, schemaVersion, versions, ...), plus `source` (the input path) and `event_count`.",
     columns: &[
-        col!("trace", Utf8, "Trace name."),
+        col!("trace", Utf8Dict, "Trace name."),
         col!("key", Utf8, "Top-level key, or source / event_count."),
         col!("value", Utf8, "The value as JSON text."),
     ],
@@ -24,7 +24,7 @@ pub fn build(trace: &RawTrace, name: &str) -> Result<RecordBatch, ArrowError> {
     ];
     rows.extend(trace.metadata.iter().cloned());
     DOC.batch(vec![
-        ("trace", repeat_utf8(name, rows.len())),
+        ("trace", repeat_dict(name, rows.len())),
         ("key", utf8(rows.iter().map(|(k, _)| Some(k)))),
         ("value", utf8(rows.iter().map(|(_, v)| Some(v)))),
     ])
