@@ -341,6 +341,7 @@ fn load_all(paths: &[String], catalog: &Catalog) -> Result<Engine, Error> {
 
 /// A session over `traces`, views registered.
 fn engine_with(traces: Vec<LoadedTrace>, catalog: &Catalog) -> Result<Engine, Error> {
+    let _timing = tracesql::timing::Phase::start("session");
     let mut engine = Engine::with_catalog(catalog.clone());
     apply_platform_options(&engine)?;
     for trace in traces {

@@ -14,7 +14,7 @@ mod source;
 mod trace;
 
 pub use error::{IngestError, Problem};
-pub use trace::{Bits, Column, EventKind, OpInputs, RawTrace, Strings};
+pub use trace::{Bits, Column, EventKind, FxMap, OpInputs, RawTrace, Strings};
 
 /// Reads the trace at `path` (`-` for standard input).
 pub fn load(path: &str) -> Result<RawTrace, IngestError> {

@@ -1,9 +1,7 @@
 //! Tying backward wrappers to the forward op they differentiate.
 
-use std::collections::HashMap;
-
 use super::Links;
-use crate::ingest::RawTrace;
+use crate::ingest::{FxMap, RawTrace};
 
 const BACKWARD_PREFIX: &str = "autograd::engine::evaluate_function:";
 
@@ -11,7 +9,7 @@ const BACKWARD_PREFIX: &str = "autograd::engine::evaluate_function:";
 /// evaluate_function: ...` is the backward wrapper; among the events with that
 /// number on other threads, the one that starts last is its forward op.
 pub fn link_backward_to_forward(trace: &RawTrace, links: &mut Links) {
-    let mut by_seq: HashMap<i64, Vec<usize>> = HashMap::new();
+    let mut by_seq: FxMap<i64, Vec<usize>> = FxMap::default();
     for u in 0..trace.len() {
         if let Some(seq) = trace.seq_num.get(u) {
             by_seq.entry(seq).or_default().push(u);

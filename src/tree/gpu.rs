@@ -1,9 +1,7 @@
 //! Attaching GPU work to the runtime/driver call that launched it.
 
-use std::collections::HashMap;
-
 use super::{EdgeKind, Links};
-use crate::ingest::{Column, EventKind, RawTrace};
+use crate::ingest::{Column, EventKind, FxMap, RawTrace};
 
 /// What kind of work a GPU event is, for timelines and attribution.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -119,7 +117,7 @@ fn is_graph_launch(name: &str) -> bool {
 /// (the last such call in file order), and records which events a flow confirms.
 pub fn attach_gpu_events(trace: &RawTrace, links: &mut Links) {
     let key = link_values(trace);
-    let mut launch_by_key: HashMap<i64, u32> = HashMap::new();
+    let mut launch_by_key: FxMap<i64, u32> = FxMap::default();
     for u in 0..trace.len() {
         if trace.kind[u].is_launch_api() {
             if let Some(k) = key.get(u) {
@@ -156,9 +154,9 @@ pub fn attach_gpu_events(trace: &RawTrace, links: &mut Links) {
 /// Older PyTorch versions name these flows `async_cpu_to_gpu` instead of `ac2g`; both
 /// confirm a link (the reference indexes `ac2g` alone and so leaves such traces
 /// unlinked, see DIFFERENCES.md).
-fn flow_targets(trace: &RawTrace, key: &Column<i64>) -> HashMap<i64, u32> {
-    let mut starts = HashMap::new();
-    let mut ends = HashMap::new();
+fn flow_targets(trace: &RawTrace, key: &Column<i64>) -> FxMap<i64, u32> {
+    let mut starts = FxMap::default();
+    let mut ends = FxMap::default();
     for u in 0..trace.len() {
         match (trace.kind[u], trace.flow_id.get(u)) {
             (EventKind::FlowStart, Some(id)) => {
@@ -170,7 +168,7 @@ fn flow_targets(trace: &RawTrace, key: &Column<i64>) -> HashMap<i64, u32> {
             _ => {}
         }
     }
-    let mut by_place = HashMap::new();
+    let mut by_place = FxMap::default();
     for u in 0..trace.len() {
         let flow = matches!(trace.kind[u], EventKind::FlowStart | EventKind::FlowEnd);
         if let (false, Some(k), true) = (flow, key.get(u), trace.has_args(u)) {

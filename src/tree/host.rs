@@ -1,9 +1,7 @@
 //! Host nesting: which cpu_op / runtime call / python frame encloses which.
 
-use std::collections::HashMap;
-
 use super::{EdgeKind, Links};
-use crate::ingest::{EventKind, RawTrace};
+use crate::ingest::{EventKind, FxMap, RawTrace};
 
 /// A partial overlap shorter than this is measurement noise: the earlier event is
 /// treated as finished. Longer overlaps make the later event unplaceable.
@@ -56,7 +54,7 @@ impl Stack {
 /// siblings). An event that outlasts the top by overlapping it for less than 1 µs
 /// closes the top once; a longer overlap leaves the event out of the tree.
 pub fn nest_host_events(trace: &RawTrace, links: &mut Links) {
-    let mut stacks: HashMap<Thread, Stack> = HashMap::new();
+    let mut stacks: FxMap<Thread, Stack> = FxMap::default();
     for uid in by_start(trace, |u| trace.kind[u].is_host()) {
         let stack = stacks.entry(thread(trace, uid)).or_default();
         let (start, end) = (ts(trace, uid), t_end(trace, uid));
@@ -110,7 +108,7 @@ pub fn nest_python_frames(trace: &RawTrace, links: &mut Links) {
             .then(is_python(b as usize).cmp(&is_python(a as usize)))
             .then(t_end(trace, b).total_cmp(&t_end(trace, a)))
     });
-    let mut stacks: HashMap<Thread, Vec<u32>> = HashMap::new();
+    let mut stacks: FxMap<Thread, Vec<u32>> = FxMap::default();
     for uid in order {
         let stack = stacks.entry(thread(trace, uid)).or_default();
         let start = ts(trace, uid);

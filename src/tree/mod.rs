@@ -13,9 +13,7 @@ mod gpu;
 mod host;
 mod launcher;
 
-use std::collections::HashMap;
-
-use crate::ingest::RawTrace;
+use crate::ingest::{FxMap, RawTrace};
 
 pub use gpu::{GpuClass, LinkedBy};
 
@@ -59,11 +57,11 @@ pub struct Links {
     pub launcher_op: Vec<Option<u32>>,
     /// For each launcher (a cpu_op, or a runtime call with no cpu_op above it): the
     /// non-communication GPU events it launched directly, in file order.
-    pub direct_gpu: HashMap<u32, Vec<u32>>,
+    pub direct_gpu: FxMap<u32, Vec<u32>>,
     /// For each host event: all GPU events below it, in attach order.
-    pub subtree_gpu: HashMap<u32, Vec<u32>>,
+    pub subtree_gpu: FxMap<u32, Vec<u32>>,
     /// Backward wrapper (`autograd::engine::evaluate_function: ...`) → forward op.
-    pub forward_of: HashMap<u32, u32>,
+    pub forward_of: FxMap<u32, u32>,
 }
 
 impl Links {
@@ -89,15 +87,26 @@ pub fn link(trace: &RawTrace) -> Links {
         gpu_class: vec![None; n],
         linked_by: vec![None; n],
         launcher_op: vec![None; n],
-        direct_gpu: HashMap::new(),
-        subtree_gpu: HashMap::new(),
-        forward_of: HashMap::new(),
+        direct_gpu: FxMap::default(),
+        subtree_gpu: FxMap::default(),
+        forward_of: FxMap::default(),
     };
+    let step = |name: &str| crate::timing::Phase::start(&format!("    link: {name}"));
+    let timing = step("nest host events");
     host::nest_host_events(trace, &mut links);
+    drop(timing);
+    let timing = step("nest python frames");
     host::nest_python_frames(trace, &mut links);
+    drop(timing);
+    let timing = step("attach gpu events");
     gpu::attach_gpu_events(trace, &mut links);
+    drop(timing);
+    let timing = step("attribute gpu events");
     launcher::attribute_gpu_events(trace, &mut links);
+    drop(timing);
+    let timing = step("backward to forward");
     autograd::link_backward_to_forward(trace, &mut links);
+    drop(timing);
     links
 }
 
