@@ -383,8 +383,13 @@ impl SqlRunner {
         let state = self.ctx.state();
         let mut results = Vec::new();
         for statement in statements {
-            // `SET platform = 'NAME'` is ours, not a DataFusion setting.
-            if let Some(name) = platform::parse_set_platform(&statement.to_string()) {
+            // `SET platform = 'NAME'` is ours, not a DataFusion setting. Only SET
+            // statements are rendered back to text to check: rendering a report's
+            // whole query costs more than planning some of them.
+            let set_platform = is_set(&statement)
+                .then(|| platform::parse_set_platform(&statement.to_string()))
+                .flatten();
+            if let Some(name) = set_platform {
                 self.platforms.set(&self.ctx, name.as_deref())?;
                 results.push(Vec::new());
                 continue;
@@ -395,6 +400,13 @@ impl SqlRunner {
         }
         Ok(results)
     }
+}
+
+/// Whether a parsed statement is a `SET ...`.
+fn is_set(statement: &datafusion::sql::parser::Statement) -> bool {
+    use datafusion::sql::parser::Statement as DfStatement;
+    use datafusion::sql::sqlparser::ast::Statement;
+    matches!(statement, DfStatement::Statement(s) if matches!(**s, Statement::Set(_)))
 }
 
 /// Makes `schema` the session's default schema (`datafusion.public`).

@@ -6,9 +6,13 @@
 //! them in order, shapes their columns as the headers say and hands the results
 //! to a writer.
 
+use std::collections::HashMap;
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 
 use datafusion::arrow::record_batch::RecordBatch;
+use datafusion::error::DataFusionError;
+use tokio::sync::OnceCell;
 use tokio::task::JoinSet;
 
 use crate::catalog::{Catalog, Query, QueryKind};
@@ -116,11 +120,13 @@ pub async fn run_reports(engine: &Engine, only: Option<&[String]>) -> Result<Vec
     let has_platform = engine.platform().is_some();
     // The reports are the parallelism: each runs on one partition.
     let _partitions = (reports.len() > 1).then(|| engine.one_partition_per_query());
+    let conditions = Arc::new(Conditions::default());
     let mut tasks = JoinSet::new();
     for (position, query) in reports.into_iter().enumerate() {
         let (runner, query) = (engine.runner(), query.clone());
+        let conditions = Arc::clone(&conditions);
         tasks.spawn(async move {
-            let sheet = run_report(&runner, &query, has_platform).await;
+            let sheet = run_report(&runner, &conditions, &query, has_platform).await;
             (position, sheet)
         });
     }
@@ -136,16 +142,42 @@ pub async fn run_reports(engine: &Engine, only: Option<&[String]>) -> Result<Vec
         .collect()
 }
 
+/// The `-- when:` conditions of one run of the reports, evaluated once each: most
+/// reports share one (`(SELECT count(*) FROM ops) > 0`), and every evaluation is a
+/// query to plan and run. Reports asking at the same time wait for one answer.
+#[derive(Default)]
+struct Conditions(Mutex<HashMap<String, Arc<OnceCell<bool>>>>);
+
+impl Conditions {
+    async fn holds(&self, runner: &SqlRunner, query: &Query) -> Result<bool, DataFusionError> {
+        let Some(condition) = query.extra.get("when") else {
+            return Ok(true);
+        };
+        let answer = {
+            let mut known = self
+                .0
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            Arc::clone(known.entry(condition.clone()).or_default())
+        };
+        answer
+            .get_or_try_init(|| runner.condition_holds(query))
+            .await
+            .copied()
+    }
+}
+
 /// One report's sheet; None when its condition does not hold, or it has no rows
 /// and is not written empty.
 async fn run_report(
     runner: &SqlRunner,
+    conditions: &Conditions,
     query: &Query,
     has_platform: bool,
 ) -> Result<Option<Sheet>, Error> {
     let _timing = crate::timing::Phase::start(&query.name);
-    if !runner
-        .condition_holds(query)
+    if !conditions
+        .holds(runner, query)
         .await
         .map_err(|e| report_error(query, e))?
     {
