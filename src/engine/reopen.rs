@@ -139,7 +139,7 @@ pub fn read_parquet(path: &Path) -> Result<(SchemaRef, Vec<RecordBatch>), String
 fn read_table(path: &Path, doc: &TableDoc) -> Result<RecordBatch, String> {
     let file = File::open(path).map_err(|e| e.to_string())?;
     let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| e.to_string())?;
-    let expected = doc.schema();
+    let expected = crate::model::stored_schema(&doc.schema());
     let found = builder.schema().clone();
     let same_columns = found.fields().len() == expected.fields().len()
         && found
@@ -162,9 +162,10 @@ fn read_table(path: &Path, doc: &TableDoc) -> Result<RecordBatch, String> {
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| e.to_string())?;
     let batch = match batches.len() {
-        0 => return Ok(RecordBatch::new_empty(expected)),
+        0 => return Ok(RecordBatch::new_empty(doc.schema())),
         1 => batches.pop().expect("one batch"),
         _ => concat_batches(&found, &batches).map_err(|e| e.to_string())?,
     };
-    RecordBatch::try_new(expected, batch.columns().to_vec()).map_err(|e| e.to_string())
+    // Stored as plain text, held dictionary-encoded (see `model::stored_schema`).
+    crate::model::cast_batch(&batch, doc.schema()).map_err(|e| e.to_string())
 }

@@ -35,7 +35,7 @@ use sha2::{Digest, Sha256};
 use crate::catalog::Catalog;
 use crate::engine::{load_trace, reopen, Engine, LoadedTrace};
 use crate::ingest::{IngestError, Problem};
-use crate::model::{table_doc, SCHEMA_VERSION};
+use crate::model::{cast_batch, stored_schema, table_doc, SCHEMA_VERSION};
 use crate::output::{atomic, parquet};
 use crate::report::{fingerprint, run_reports, Sheet};
 use crate::Error;
@@ -407,6 +407,8 @@ async fn export_trace(
     let mut jobs = Vec::new();
     for (table, batch) in tables {
         let schema = table_doc(table).map_or_else(|| batch.schema(), |doc| doc.schema());
+        let schema = stored_schema(&schema);
+        let batch = cast_batch(&batch, schema.clone()).map_err(Error::query)?;
         let mut metadata = common.clone();
         metadata.push(("tracesql.table".into(), table.to_string()));
         exported.tables.push(ExportedFile {
@@ -421,7 +423,13 @@ async fn export_trace(
         });
     }
     for sheet in sheets {
-        let schema = sheet_schema(&engine, catalog, &sheet).await?;
+        let schema = stored_schema(&*sheet_schema(&engine, catalog, &sheet).await?);
+        let batches = sheet
+            .batches
+            .iter()
+            .map(|b| cast_batch(b, schema.clone()))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(Error::query)?;
         let mut metadata = common.clone();
         metadata.extend([
             ("tracesql.query".into(), sheet.query_name.clone()),
@@ -440,7 +448,7 @@ async fn export_trace(
         jobs.push(Job {
             path: Manifest::data_file(root, "reports", &sheet.query_name, &exported),
             schema,
-            batches: sheet.batches,
+            batches,
             metadata,
         });
     }

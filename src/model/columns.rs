@@ -87,6 +87,43 @@ impl TableDoc {
     }
 }
 
+/// `schema` as tables and reports are stored in Parquet: dictionary-encoded text
+/// (the `trace` column, [`Ty::Utf8Dict`]) as plain strings. An export's tables are
+/// partitioned by trace (`trace=NAME/` directories), which DuckDB and pyarrow read
+/// as a string column; a dictionary column of the same name in the files would
+/// conflict with it.
+pub fn stored_schema(schema: &Schema) -> SchemaRef {
+    let fields: Vec<Field> = schema
+        .fields()
+        .iter()
+        .map(|f| match f.data_type() {
+            DataType::Dictionary(_, value) if **value == DataType::Utf8 => {
+                f.as_ref().clone().with_data_type(DataType::Utf8)
+            }
+            _ => f.as_ref().clone(),
+        })
+        .collect();
+    Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone()))
+}
+
+/// `batch` with each column cast to the type `schema` gives it (the same columns,
+/// in the same order).
+pub fn cast_batch(batch: &RecordBatch, schema: SchemaRef) -> Result<RecordBatch, ArrowError> {
+    let columns = batch
+        .columns()
+        .iter()
+        .zip(schema.fields())
+        .map(|(column, field)| {
+            if column.data_type() == field.data_type() {
+                Ok(Arc::clone(column))
+            } else {
+                datafusion::arrow::compute::cast(column, field.data_type())
+            }
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    RecordBatch::try_new(schema, columns)
+}
+
 macro_rules! col {
     ($name:literal, $ty:ident, $doc:literal) => {
         $crate::model::ColumnDoc {

@@ -18,7 +18,7 @@ use datafusion::arrow::error::ArrowError;
 use datafusion::arrow::record_batch::RecordBatch;
 
 pub(crate) use columns::col;
-pub use columns::{repeat_dict, ColumnDoc, TableDoc, Ty};
+pub use columns::{cast_batch, repeat_dict, stored_schema, ColumnDoc, TableDoc, Ty};
 
 use crate::ingest::RawTrace;
 use crate::tree::Links;
