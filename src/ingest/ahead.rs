@@ -113,7 +113,7 @@ fn guess_event_start(bytes: &[u8], from: usize) -> Option<usize> {
             .iter()
             .rev()
             .copied()
-            .filter(|b| !b.is_ascii_whitespace())
+            .filter(|&b| !is_json_whitespace(b))
             .take(2)
             .collect::<Vec<u8>>();
         let opens_key = bytes.get(skip_whitespace(bytes, i + 1)) == Some(&b'"');
@@ -125,10 +125,17 @@ fn guess_event_start(bytes: &[u8], from: usize) -> Option<usize> {
 }
 
 fn skip_whitespace(bytes: &[u8], mut i: usize) -> usize {
-    while bytes.get(i).is_some_and(u8::is_ascii_whitespace) {
+    while bytes.get(i).is_some_and(|&b| is_json_whitespace(b)) {
         i += 1;
     }
     i
+}
+
+/// JSON's four whitespace bytes (not form feed, which `is_ascii_whitespace` also
+/// takes): between events the main parser accepts exactly these, so a part must
+/// not step over anything else.
+fn is_json_whitespace(b: u8) -> bool {
+    matches!(b, b' ' | b'\n' | b'\r' | b'\t')
 }
 
 #[cfg(test)]

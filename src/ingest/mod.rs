@@ -222,6 +222,23 @@ mod tests {
     }
 
     #[test]
+    fn a_bad_separator_in_a_chunk_read_ahead_is_reported_as_alone() {
+        // A form feed after the comma between two events: not JSON whitespace, so
+        // the main parser stops there; a part must not step over it. At 2.5 MB the
+        // main parser reads the chunk itself, at 3.5 MB the read-ahead thread does.
+        for at in [2_500_000, 3_500_000] {
+            let mut json = generated_trace(40_000, None);
+            let comma = at + json[at..].find(",\n  ").expect("a separator");
+            json.insert(comma + 1, '\u{c}');
+            let file = write_trace(&json);
+            let path = file.path().to_str().expect("utf-8 path");
+            let alone = load_with(path, false).err().expect("an error").to_string();
+            let ahead = load_with(path, true).err().expect("an error").to_string();
+            assert_eq!(alone, ahead);
+        }
+    }
+
+    #[test]
     fn a_bad_event_in_a_chunk_read_ahead_is_reported_as_alone() {
         for bad_at in [25_000, 39_999] {
             let file = write_trace(&generated_trace(40_000, Some(bad_at)));
