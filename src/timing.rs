@@ -36,6 +36,12 @@ impl Drop for Phase {
     }
 }
 
+/// Runs `work` as a [`Phase`] named `name`.
+pub fn timed<T>(name: &str, work: impl FnOnce() -> T) -> T {
+    let _timing = Phase::start(name);
+    work()
+}
+
 /// Prints each table's Arrow memory (MB) when timings are on: where a load's
 /// resident memory goes.
 pub fn table_sizes(tables: &[(&str, datafusion::arrow::record_batch::RecordBatch)]) {

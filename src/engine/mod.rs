@@ -51,14 +51,8 @@ pub fn load_trace(path: &str) -> Result<LoadedTrace, IngestError> {
         }
         return Ok(traces.pop().expect("one trace"));
     }
-    let raw = {
-        let _timing = crate::timing::Phase::start("  decompress + parse");
-        ingest::load(path)?
-    };
-    let links = {
-        let _timing = crate::timing::Phase::start("  link");
-        tree::link(&raw)
-    };
+    let raw = crate::timing::timed("  decompress + parse", || ingest::load(path))?;
+    let links = crate::timing::timed("  link", || tree::link(&raw));
     let name = trace_name(path);
     let tables = model::build_tables(raw, &links, &name)
         .map_err(|e| IngestError::new(path, Problem::Read(format!("cannot build tables: {e}"))))?;

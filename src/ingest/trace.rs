@@ -79,7 +79,7 @@ impl EventKind {
 /// Interned strings: names repeat thousands of times, so each is stored once.
 #[derive(Default)]
 pub struct Strings {
-    ids: HashMap<Box<str>, u32, BuildHasherDefault<FxHasher>>,
+    ids: FxMap<Box<str>, u32>,
     list: Vec<Box<str>>,
 }
 
@@ -274,10 +274,9 @@ impl<T: Copy + Default> Column<T> {
 }
 
 impl Column<u32> {
-    /// Appends `other`'s rows of interned ids, renumbered by `ids` (other's id →
-    /// this trace's id).
-    fn extend_interned(&mut self, other: &Column<u32>, ids: &[u32]) {
-        let renumber = |&v: &u32| ids.get(v as usize).copied().unwrap_or_default();
+    /// Appends `other`'s rows of interned ids, renumbered (other's id → this
+    /// trace's id).
+    fn extend_interned(&mut self, other: &Column<u32>, renumber: impl Fn(&u32) -> u32) {
         self.values.extend(other.values.iter().map(renumber));
         self.valid.extend(&other.valid);
     }
@@ -313,6 +312,10 @@ impl OpInputs {
         }
     }
 }
+
+/// Why a trace cannot hold more events: `args` text offsets are Arrow's i32.
+const ARGS_TOO_LARGE: &str =
+    "the events' args exceed 2 GiB of text, more than a table column holds";
 
 /// A whole trace, decoded into columns. Row `i` is the event with uid `i`.
 #[derive(Default)]
@@ -421,9 +424,7 @@ impl RawTrace {
         let args_start = self.args_text.len();
         let args_end = args_start + ev.args.map_or(0, str::len);
         let Ok(args_end_i32) = i32::try_from(args_end) else {
-            return Err(
-                "the events' args exceed 2 GiB of text, more than a table column holds".into(),
-            );
+            return Err(ARGS_TOO_LARGE.into());
         };
         let strings = &mut self.strings;
         let [near_ph, near_cat, near_name, near_pid, near_tid] = &mut self.recent;
@@ -474,9 +475,7 @@ impl RawTrace {
         let args_base = self.args_text.len();
         let args_end = args_base + part.args_text.len();
         if i32::try_from(args_end).is_err() {
-            return Err(
-                "the events' args exceed 2 GiB of text, more than a table column holds".into(),
-            );
+            return Err(ARGS_TOO_LARGE.into());
         }
         let (args_base, uid_base) = (args_base as u32, self.len() as u32);
         let ids: Vec<u32> = part
@@ -485,12 +484,13 @@ impl RawTrace {
             .iter()
             .map(|s| self.strings.intern(s))
             .collect();
+        // Missing values hold id 0 whether or not `part` has any string.
         let id = |v: &u32| ids.get(*v as usize).copied().unwrap_or_default();
-        self.ph.extend_interned(&part.ph, &ids);
-        self.cat.extend_interned(&part.cat, &ids);
-        self.name.extend_interned(&part.name, &ids);
-        self.pid.extend_interned(&part.pid, &ids);
-        self.tid.extend_interned(&part.tid, &ids);
+        self.ph.extend_interned(&part.ph, id);
+        self.cat.extend_interned(&part.cat, id);
+        self.name.extend_interned(&part.name, id);
+        self.pid.extend_interned(&part.pid, id);
+        self.tid.extend_interned(&part.tid, id);
         self.kind.extend_from_slice(&part.kind);
         self.ts.extend(&part.ts);
         self.dur.extend(&part.dur);

@@ -94,8 +94,7 @@ pub fn build_tables(
 
 /// Runs one table's builder, timed under `TRACESQL_TIMINGS`.
 fn timed<T>(table: &str, build: impl FnOnce() -> T) -> T {
-    let _timing = crate::timing::Phase::start(&format!("  build {table}"));
-    build()
+    crate::timing::timed(&format!("  build {table}"), build)
 }
 
 /// Busy time of a set of GPU events: the length of the union of their intervals.

@@ -91,22 +91,22 @@ pub fn link(trace: &RawTrace) -> Links {
         subtree_gpu: FxMap::default(),
         forward_of: FxMap::default(),
     };
-    let step = |name: &str| crate::timing::Phase::start(&format!("    link: {name}"));
-    let timing = step("nest host events");
-    host::nest_host_events(trace, &mut links);
-    drop(timing);
-    let timing = step("nest python frames");
-    host::nest_python_frames(trace, &mut links);
-    drop(timing);
-    let timing = step("attach gpu events");
-    gpu::attach_gpu_events(trace, &mut links);
-    drop(timing);
-    let timing = step("attribute gpu events");
-    launcher::attribute_gpu_events(trace, &mut links);
-    drop(timing);
-    let timing = step("backward to forward");
-    autograd::link_backward_to_forward(trace, &mut links);
-    drop(timing);
+    let step = |name: &str, link: fn(&RawTrace, &mut Links), links: &mut Links| {
+        crate::timing::timed(&format!("    link: {name}"), || link(trace, links))
+    };
+    step("nest host events", host::nest_host_events, &mut links);
+    step("nest python frames", host::nest_python_frames, &mut links);
+    step("attach gpu events", gpu::attach_gpu_events, &mut links);
+    step(
+        "attribute gpu events",
+        launcher::attribute_gpu_events,
+        &mut links,
+    );
+    step(
+        "backward to forward",
+        autograd::link_backward_to_forward,
+        &mut links,
+    );
     links
 }
 
