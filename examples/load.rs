@@ -29,7 +29,7 @@ fn main() {
         let linked = start.elapsed();
         let events = raw.len();
         let tables = match model::build_tables(raw, &links, &engine::trace_name(&path)) {
-            Ok(tables) => tables,
+            Ok((tables, _args_in_file)) => tables,
             Err(e) => {
                 eprintln!("error: cannot build tables: {e}");
                 std::process::exit(1);

@@ -96,6 +96,13 @@ impl Drop for Busy {
     }
 }
 
+/// Prints one more holding's memory (MB) when timings are on.
+pub fn memory(what: &str, bytes: usize) {
+    if enabled() {
+        eprintln!("memory: {:9.1} MB  {what}", bytes as f64 / 1e6);
+    }
+}
+
 /// `  (rss N MB, peak M MB)` from /proc/self/status where there is one (Linux);
 /// empty elsewhere.
 fn resident_memory() -> String {
@@ -110,7 +117,11 @@ fn resident_memory() -> String {
             .map(|kb| kb / 1024.0)
     };
     match (field("VmRSS:"), field("VmHWM:")) {
-        (Some(rss), Some(peak)) => format!("  (rss {rss:.0} MB, peak {peak:.0} MB)"),
+        (Some(rss), Some(peak)) => format!(
+            "  (rss {rss:.0} MB: anon {:.0} file {:.0}, peak {peak:.0} MB)",
+            field("RssAnon:").unwrap_or(0.0),
+            field("RssFile:").unwrap_or(0.0)
+        ),
         _ => String::new(),
     }
 }

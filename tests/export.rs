@@ -44,7 +44,8 @@ async fn export(inputs: &[&str], dir: &Path, options: &ExportOptions<'_>) -> Man
 
 /// The tables of a trace by name.
 fn tables(trace: &LoadedTrace) -> BTreeMap<&'static str, RecordBatch> {
-    trace.tables.iter().map(|(t, b)| (*t, b.clone())).collect()
+    let tables = trace.full_tables().expect("events.args read back");
+    tables.into_iter().collect()
 }
 
 /// Every report of `trace`, computed single-threaded so that float sums add up

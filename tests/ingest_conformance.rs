@@ -129,7 +129,8 @@ fn count_independently(doc: &Value) -> Independent {
 
 fn check_trace(path: &Path) {
     let name = path.display().to_string();
-    let expected = count_independently(&read_json(path));
+    let doc = read_json(path);
+    let expected = count_independently(&doc);
     let mut engine = Engine::new();
     engine
         .add(load_trace(&name).unwrap_or_else(|e| panic!("{e}")))
@@ -202,6 +203,23 @@ fn check_trace(path: &Path) {
         "SELECT count(*) FROM kernels WHERE op_uid IS NOT NULL AND class <> 'communication'",
     );
     assert_eq!(direct_total, attributed, "{name}: direct kernel counts");
+
+    // events.args, read back from the file when queried, is every event's args
+    // object as the JSON has it (NULL where it has none or null).
+    let events = doc["traceEvents"].as_array().expect("traceEvents");
+    let args = rows(
+        &engine,
+        "SELECT uid, args IS NULL, args FROM events ORDER BY uid",
+    );
+    assert_eq!(args.len(), events.len(), "{name}: events.args rows");
+    for (row, event) in args.iter().zip(events) {
+        let expected = event.get("args").filter(|a| !a.is_null());
+        let got = (row[1] == "false").then(|| {
+            serde_json::from_str::<Value>(&row[2])
+                .unwrap_or_else(|e| panic!("{name}: args of event {} is not JSON: {e}", row[0]))
+        });
+        assert_eq!(got.as_ref(), expected, "{name}: args of event {}", row[0]);
+    }
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! The SQL session: loaded traces registered as tables in DataFusion.
 
 pub mod drilldown;
+mod events_table;
 pub mod platform;
 pub mod reopen;
 mod views;
@@ -16,7 +17,7 @@ use datafusion::prelude::{SessionConfig, SessionContext};
 use datafusion::sql::parser::DFParser;
 
 use crate::catalog::{Catalog, Query};
-use crate::ingest::{self, IngestError, Problem};
+use crate::ingest::{self, ArgsInFile, IngestError, Problem};
 use crate::model::{self, TABLES};
 use crate::tree;
 
@@ -25,6 +26,9 @@ pub struct LoadedTrace {
     /// The `trace` column value: the file name without its extensions.
     pub name: String,
     pub tables: Vec<(&'static str, RecordBatch)>,
+    /// Where `events.args` is read from when it is not in the `events` batch
+    /// (NULL there): a trace loaded from a file. See `ingest::reread`.
+    pub args_in_file: Option<Arc<ArgsInFile>>,
 }
 
 /// Every trace at `path`: one for a trace file (`-` for stdin), each trace of a
@@ -54,13 +58,32 @@ pub fn load_trace(path: &str) -> Result<LoadedTrace, IngestError> {
     let raw = crate::timing::timed("  decompress + parse", || ingest::load(path))?;
     let links = crate::timing::timed("  link", || tree::link(&raw));
     let name = trace_name(path);
-    let tables = model::build_tables(raw, &links, &name)
+    let (tables, args_in_file) = model::build_tables(raw, &links, &name)
         .map_err(|e| IngestError::new(path, Problem::Read(format!("cannot build tables: {e}"))))?;
     crate::timing::table_sizes(&tables);
-    Ok(LoadedTrace { name, tables })
+    if let Some(args) = &args_in_file {
+        crate::timing::memory("events.args positions", args.memory_size());
+    }
+    Ok(LoadedTrace {
+        name,
+        tables,
+        args_in_file: args_in_file.map(Arc::new),
+    })
 }
 
 impl LoadedTrace {
+    /// Every table in full: `events` with its args read back from the trace file
+    /// where the batch does not hold them (what an export writes).
+    pub fn full_tables(&self) -> Result<Vec<(&'static str, RecordBatch)>, IngestError> {
+        self.tables
+            .iter()
+            .map(|(table, batch)| match (&self.args_in_file, *table) {
+                (Some(args), "events") => Ok((*table, model::events_with_args(batch, args)?)),
+                _ => Ok((*table, batch.clone())),
+            })
+            .collect()
+    }
+
     /// The same trace under another name (its `trace` columns rewritten).
     pub fn renamed(self, name: &str) -> Result<LoadedTrace, DataFusionError> {
         let tables = self
@@ -71,6 +94,7 @@ impl LoadedTrace {
         Ok(LoadedTrace {
             name: name.to_string(),
             tables,
+            args_in_file: self.args_in_file,
         })
     }
 }
@@ -99,6 +123,8 @@ pub struct Engine {
     ctx: SessionContext,
     catalog: Catalog,
     batches: BTreeMap<&'static str, Vec<RecordBatch>>,
+    /// Where each `events` batch's args are read from, when not in the batch.
+    events_args: Vec<Option<Arc<ArgsInFile>>>,
     trace_names: Vec<String>,
     platforms: Arc<platform::PlatformState>,
     /// The call trees the drill-down table functions walk.
@@ -138,6 +164,7 @@ impl Engine {
             ctx,
             catalog,
             batches: BTreeMap::new(),
+            events_args: Vec::new(),
             trace_names: Vec::new(),
             platforms: Arc::default(),
             forest,
@@ -222,6 +249,9 @@ impl Engine {
             if table == "trace_meta" {
                 self.detect_platform(&batch)?;
             }
+            if table == "events" {
+                self.events_args.push(trace.args_in_file.clone());
+            }
             self.batches.entry(table).or_default().push(batch);
         }
         let mut tree_table = |name: &str| {
@@ -243,9 +273,17 @@ impl Engine {
     fn register_tables(&self) -> Result<(), DataFusionError> {
         for doc in TABLES {
             let batches = self.batches.get(doc.name).cloned().unwrap_or_default();
-            let table = MemTable::try_new(doc.schema(), vec![batches])?;
+            let table: Arc<dyn datafusion::catalog::TableProvider> = if doc.name == "events" {
+                let traces = batches.into_iter().zip(self.events_args.iter().cloned());
+                Arc::new(events_table::EventsTable::new(
+                    doc.schema(),
+                    traces.collect(),
+                ))
+            } else {
+                Arc::new(MemTable::try_new(doc.schema(), vec![batches])?)
+            };
             self.ctx.deregister_table(doc.name)?;
-            self.ctx.register_table(doc.name, Arc::new(table))?;
+            self.ctx.register_table(doc.name, table)?;
         }
         Ok(())
     }

@@ -35,7 +35,7 @@ use sha2::{Digest, Sha256};
 use crate::catalog::Catalog;
 use crate::engine::{load_trace, reopen, Engine, LoadedTrace};
 use crate::ingest::{IngestError, Problem};
-use crate::model::{cast_batch, stored_schema, table_doc, SCHEMA_VERSION};
+use crate::model::{cast_batch, events_with_args, stored_schema, table_doc, SCHEMA_VERSION};
 use crate::output::{atomic, parquet};
 use crate::report::{fingerprint, run_reports, Sheet};
 use crate::Error;
@@ -369,6 +369,7 @@ async fn export_trace(
     catalog: &Catalog,
     options: &ExportOptions<'_>,
 ) -> Result<ExportedTrace, Error> {
+    let args_in_file = trace.args_in_file;
     let tables = if options.redact {
         info.redacted = true;
         redact_tables(trace.tables)?
@@ -384,6 +385,7 @@ async fn export_trace(
         .add(LoadedTrace {
             name: info.name.clone(),
             tables: tables.clone(),
+            args_in_file: args_in_file.clone(),
         })
         .map_err(Error::query)?;
     engine.register_views().await.map_err(Error::query)?;
@@ -406,6 +408,11 @@ async fn export_trace(
     let common = file_metadata(&exported.info);
     let mut jobs = Vec::new();
     for (table, batch) in tables {
+        // The export holds events.args itself: read back from the trace file.
+        let batch = match (&args_in_file, table) {
+            (Some(args), "events") => events_with_args(&batch, args)?,
+            _ => batch,
+        };
         let schema = table_doc(table).map_or_else(|| batch.schema(), |doc| doc.schema());
         let schema = stored_schema(&schema);
         let batch = cast_batch(&batch, schema.clone()).map_err(Error::query)?;

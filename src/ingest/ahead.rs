@@ -43,14 +43,16 @@ pub struct Ahead {
     pub spare: SyncSender<RawTrace>,
 }
 
-/// Starts the read-ahead thread on the chunks it is sent.
-pub fn spawn(input: AheadChunks) -> Ahead {
+/// Starts the read-ahead thread on the chunks it is sent; its parts hold every
+/// event's args when `hold_all_args` (see [`RawTrace::hold_all_args`]).
+pub fn spawn(input: AheadChunks, hold_all_args: bool) -> Ahead {
     let (tx, parts) = sync_channel(2);
     let (spare, spares) = sync_channel::<RawTrace>(4);
     thread::spawn(move || {
         let mut busy = crate::timing::Busy::new("  decode ahead (second thread)");
         for chunk in input.chunks {
-            let trace = spares.try_recv().unwrap_or_default();
+            let mut trace = spares.try_recv().unwrap_or_default();
+            trace.hold_all_args = hold_all_args;
             let part = busy.time(|| decode_chunk(&chunk, trace));
             // The buffer goes back to the reader thread, as the main parser's do.
             let _ = input.spent.try_send(chunk.bytes);
@@ -69,7 +71,7 @@ fn decode_chunk(chunk: &AheadChunk, mut trace: RawTrace) -> Option<Part> {
     let mut from = 0;
     for _ in 0..GUESSES {
         let start = guess_event_start(bytes, from)?;
-        if let Some(end) = decode_run(bytes, start, &mut trace) {
+        if let Some(end) = decode_run(bytes, chunk.offset, start, &mut trace) {
             return Some(Part {
                 start: chunk.offset + start as u64,
                 end: chunk.offset + end as u64,
@@ -84,12 +86,13 @@ fn decode_chunk(chunk: &AheadChunk, mut trace: RawTrace) -> Option<Part> {
 
 /// Decodes events from `start`, separated by commas, into `trace` until one is cut
 /// off by the end of the chunk, the array ends, or anything the fast reader
-/// declines. Returns the offset past the last event decoded (None if none was).
-fn decode_run(bytes: &[u8], start: usize, trace: &mut RawTrace) -> Option<usize> {
+/// declines. `bytes` start at document offset `offset`. Returns the offset past
+/// the last event decoded (None if none was).
+fn decode_run(bytes: &[u8], offset: u64, start: usize, trace: &mut RawTrace) -> Option<usize> {
     let mut at = start;
     let mut end = None;
     while let Some((event, len)) = fast::read_event(&bytes[at..]) {
-        if decode::push_decoded(trace, &event).is_err() {
+        if decode::push_decoded(trace, &event, &bytes[at..], offset + at as u64).is_err() {
             break;
         }
         at += len;

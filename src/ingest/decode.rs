@@ -168,7 +168,8 @@ impl Inputs<'_> {
 ///
 /// Used for the events the fast path leaves alone; its errors are the messages
 /// users see for bad events.
-pub fn push_event(trace: &mut RawTrace, bytes: &[u8]) -> Result<(), EventError> {
+/// `at` is the document offset of `bytes`, whose first byte starts the event.
+pub fn push_event(trace: &mut RawTrace, bytes: &[u8], at: u64) -> Result<(), EventError> {
     if bytes.first() != Some(&b'{') {
         return Err(EventError("not a JSON object".into(), 0));
     }
@@ -214,17 +215,49 @@ pub fn push_event(trace: &mut RawTrace, bytes: &[u8]) -> Result<(), EventError> 
         meta_name: raw(fields.name),
         meta_labels: raw(fields.labels),
     };
-    trace
-        .push(kind, &event)
-        .map_err(|message| EventError(message, 0))
+    push_checked(trace, kind, &event, bytes, at)
 }
 
-/// Appends an event the fast path read (see `fast`): the same checks, the same row.
-pub fn push_decoded(trace: &mut RawTrace, event: &Event) -> Result<(), EventError> {
+/// Appends an event the fast path read from `bytes` (see `fast`), which sit at
+/// document offset `at`: the same checks, the same row.
+pub fn push_decoded(
+    trace: &mut RawTrace,
+    event: &Event,
+    bytes: &[u8],
+    at: u64,
+) -> Result<(), EventError> {
     let kind = EventKind::classify(event.cat.as_deref(), event.ph.as_deref());
     check_times(kind, event.cat.as_deref(), event.ts, event.dur)?;
+    push_checked(trace, kind, event, bytes, at)
+}
+
+/// Pushes a checked event, noting where its args lie in the document (they are
+/// a slice of `bytes`: both decoders borrow them as written).
+fn push_checked(
+    trace: &mut RawTrace,
+    kind: EventKind,
+    event: &Event,
+    bytes: &[u8],
+    at: u64,
+) -> Result<(), EventError> {
+    let args_at = match event.args {
+        Some(args) => {
+            let start = (args.as_ptr() as usize).wrapping_sub(bytes.as_ptr() as usize);
+            if start
+                .checked_add(args.len())
+                .is_none_or(|end| end > bytes.len())
+            {
+                return Err(EventError(
+                    "internal: args not read from the event".into(),
+                    0,
+                ));
+            }
+            at + start as u64
+        }
+        None => 0,
+    };
     trace
-        .push(kind, event)
+        .push(kind, event, args_at)
         .map_err(|message| EventError(message, 0))
 }
 
@@ -311,7 +344,7 @@ mod tests {
         let mut t = RawTrace::default();
         let ev = br#"{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":"7","ts":10.5,"dur":2,
             "args":{"correlation":42,"stream":"7","device":0.0,"External id":[1]}}"#;
-        assert!(push_event(&mut t, ev).is_ok());
+        assert!(push_event(&mut t, ev, 0).is_ok());
         assert_eq!(t.kind[0], EventKind::Kernel);
         assert_eq!(t.str(t.pid.get(0)), Some("0"));
         assert_eq!(t.str(t.tid.get(0)), Some("7"));
@@ -329,12 +362,12 @@ mod tests {
     fn rejects_bad_types_and_negative_durations() {
         let mut t = RawTrace::default();
         let bad_ts = br#"{"ph":"X","cat":"cpu_op","name":"a","ts":"soon","dur":1}"#;
-        assert!(push_event(&mut t, bad_ts).is_err());
+        assert!(push_event(&mut t, bad_ts, 0).is_err());
         let negative = br#"{"ph":"X","cat":"cpu_op","name":"a","ts":1,"dur":-1}"#;
-        assert!(push_event(&mut t, negative).is_err());
+        assert!(push_event(&mut t, negative, 0).is_err());
         let no_ts = br#"{"ph":"X","cat":"cpu_op","name":"a","dur":1}"#;
-        assert!(push_event(&mut t, no_ts).is_err());
-        assert!(push_event(&mut t, b"[1]").is_err());
+        assert!(push_event(&mut t, no_ts, 0).is_err());
+        assert!(push_event(&mut t, b"[1]", 0).is_err());
         assert!(t.is_empty());
     }
 }

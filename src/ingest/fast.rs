@@ -544,8 +544,11 @@ mod tests {
             let (ev, len) = read_event(text.as_bytes()).expect(text);
             assert_eq!(len, text.len(), "{text}");
             let (mut fast, mut slow) = (RawTrace::new("t"), RawTrace::new("t"));
-            assert!(push_decoded(&mut fast, &ev).is_ok(), "{text}");
-            assert!(push_event(&mut slow, text.as_bytes()).is_ok(), "{text}");
+            assert!(
+                push_decoded(&mut fast, &ev, text.as_bytes(), 5).is_ok(),
+                "{text}"
+            );
+            assert!(push_event(&mut slow, text.as_bytes(), 5).is_ok(), "{text}");
             assert_eq!(row(&fast), row(&slow), "{text}");
         }
     }
@@ -558,7 +561,7 @@ mod tests {
             t.input_text(inputs.and_then(pick))
         };
         format!(
-            "{:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?}",
+            "{:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?}",
             t.kind[0],
             s(&t.ph),
             s(&t.cat),
@@ -574,6 +577,7 @@ mod tests {
             t.seq_num.get(0),
             t.flow_id.get(0),
             t.args_of(0),
+            (t.args_at[0], t.args_len[0]),
             input(|i| i.dims),
             input(|i| i.types),
             input(|i| i.strides),

@@ -9,12 +9,14 @@ mod ahead;
 mod decode;
 mod error;
 mod fast;
+mod reread;
 mod scan;
 mod source;
 mod trace;
 
 pub use error::{IngestError, Problem};
-pub use trace::{Bits, Column, EventKind, FxMap, OpInputs, RawTrace, Strings};
+pub use reread::{ArgsInFile, FileStamp};
+pub use trace::{ArgsText, Bits, Column, EventKind, FxMap, OpInputs, RawTrace, Strings};
 
 /// Reads the trace at `path` (`-` for standard input).
 pub fn load(path: &str) -> Result<RawTrace, IngestError> {
@@ -25,9 +27,15 @@ pub fn load(path: &str) -> Result<RawTrace, IngestError> {
 /// parts decoded ahead were taken.
 fn load_with(path: &str, read_ahead: bool) -> Result<(RawTrace, u64), IngestError> {
     let fail = |problem| IngestError::new(path, problem);
-    let (stream, ahead) = source::open(path, read_ahead).map_err(fail)?;
-    let ahead = ahead.map(ahead::spawn);
+    // Taken before reading: a file that changes while it is read then no longer
+    // matches, and its args are not read back from the changed file.
+    let stamp = reread::FileStamp::of(path);
+    let hold_all_args = stamp.is_none();
+    let (stream, ahead) = source::open(path, read_ahead, true).map_err(fail)?;
+    let ahead = ahead.map(|chunks| ahead::spawn(chunks, hold_all_args));
     let mut sink = Sink(RawTrace::new(path));
+    sink.0.hold_all_args = hold_all_args;
+    sink.0.stamp = stamp;
     let (metadata, parts) = scan::split_document(stream, ahead, &mut sink).map_err(fail)?;
     let Sink(mut trace) = sink;
     if trace.is_empty() {
@@ -52,12 +60,13 @@ impl scan::EventSink for Sink {
         let Some((event, len)) = fast::read_event(bytes) else {
             return Ok(None);
         };
-        decode::push_decoded(&mut self.0, &event).map_err(|e| bad_event(index, offset, e))?;
+        decode::push_decoded(&mut self.0, &event, bytes, offset)
+            .map_err(|e| bad_event(index, offset, e))?;
         Ok(Some(len))
     }
 
     fn event(&mut self, index: u64, offset: u64, bytes: &[u8]) -> Result<(), Problem> {
-        decode::push_event(&mut self.0, bytes).map_err(|e| bad_event(index, offset, e))
+        decode::push_event(&mut self.0, bytes, offset).map_err(|e| bad_event(index, offset, e))
     }
 
     fn splice(&mut self, index: u64, offset: u64, part: &RawTrace) -> Result<(), Problem> {
@@ -153,10 +162,12 @@ mod tests {
             }
             let _ = write!(
                 row,
-                " {:?} {:?} {:?}",
+                " {:?} {:?} {:?} at {} len {}",
                 trace.ts.get(uid),
                 trace.dur.get(uid),
-                trace.args_of(uid)
+                trace.args_of(uid),
+                trace.args_at[uid],
+                trace.args_len[uid],
             );
             if let Some(inputs) = inputs {
                 let _ = write!(
@@ -219,6 +230,38 @@ mod tests {
             assert_eq!(a, b);
         }
         assert!(alone.iter().any(|r| r.contains("thread 0 t0 worker")));
+    }
+
+    #[test]
+    fn args_read_back_match_the_document_across_parts_decoded_ahead() {
+        let json = generated_trace(40_000, None);
+        let file = write_trace(&json);
+        let path = file.path().to_str().expect("utf-8 path");
+        let (trace, taken) = load_with(path, true).expect("read-ahead load");
+        assert!(taken > 0, "parts decoded ahead were taken");
+        let stamp = trace.stamp.clone().expect("a file can be read again");
+        let positions = reread::ArgsInFile::new(path, stamp, trace.args_at, trace.args_len);
+        let read = positions.read().expect("args read back");
+        #[derive(serde::Deserialize)]
+        struct Event<'a> {
+            #[serde(borrow)]
+            args: Option<&'a serde_json::value::RawValue>,
+        }
+        #[derive(serde::Deserialize)]
+        struct Doc<'a> {
+            #[serde(borrow, rename = "traceEvents")]
+            events: Vec<Event<'a>>,
+        }
+        let doc: Doc = serde_json::from_str(&json).expect("generated JSON");
+        assert_eq!(doc.events.len(), positions.rows());
+        for (uid, event) in doc.events.iter().enumerate() {
+            let offsets = &read.offsets.0;
+            let got = read
+                .valid
+                .get(uid)
+                .then(|| &read.text[offsets[uid] as usize..offsets[uid + 1] as usize]);
+            assert_eq!(got, event.args.map(|a| a.get()), "event {uid}");
+        }
     }
 
     #[test]

@@ -65,12 +65,17 @@ pub struct AheadChunks {
     pub spent: SyncSender<Vec<u8>>,
 }
 
-/// Opens `path` (`-` for stdin) and starts decompressing it in the background.
+/// Opens `path` (`-` for stdin) and starts decompressing it in the background,
+/// with a progress bar on a terminal for large inputs when `progress`.
 ///
 /// With `read_ahead`, the reader thread also copies every odd-numbered chunk to
 /// the returned [`AheadChunks`], whose receiver must then be read (or dropped):
 /// the reader waits for room there before it hands the same chunk to the stream.
-pub fn open(path: &str, read_ahead: bool) -> Result<(JsonStream, Option<AheadChunks>), Problem> {
+pub fn open(
+    path: &str,
+    read_ahead: bool,
+    progress: bool,
+) -> Result<(JsonStream, Option<AheadChunks>), Problem> {
     let (input, size): (Box<dyn ReadSeek>, Option<u64>) = if path == "-" {
         let mut all = Vec::new();
         io::stdin()
@@ -87,7 +92,7 @@ pub fn open(path: &str, read_ahead: bool) -> Result<(JsonStream, Option<AheadChu
         }
         (Box::new(file), Some(meta.len()))
     };
-    let progress = size.and_then(progress_bar);
+    let progress = size.filter(|_| progress).and_then(progress_bar);
     let (tx, rx) = sync_channel(4);
     let (spent_tx, spent_rx) = sync_channel(CHUNKS_IN_FLIGHT);
     let (ahead_tx, ahead_rx) = sync_channel::<AheadChunk>(4);

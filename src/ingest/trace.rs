@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use super::decode::{id_text, Event};
+use super::reread::FileStamp;
 
 /// What an event is, decided once from its `cat` and `ph`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -291,7 +292,58 @@ impl Default for Offsets {
     }
 }
 
-/// Where a cpu_op's input descriptions lie in [`RawTrace::args_text`] (byte ranges).
+/// Raw `args` objects stored back to back in Arrow's string layout: row `i` is
+/// `text[offsets[i]..offsets[i + 1]]` where `valid` is set.
+#[derive(Default)]
+pub struct ArgsText {
+    pub text: String,
+    pub offsets: Offsets,
+    pub valid: Bits,
+}
+
+impl ArgsText {
+    /// Appends a row; the caller has checked that the text stays under 2 GiB.
+    fn push(&mut self, args: Option<&str>) {
+        if let Some(args) = args {
+            self.text.push_str(args);
+        }
+        self.offsets.0.push(self.text.len() as i32);
+        self.valid.push(args.is_some());
+    }
+
+    fn get(&self, row: usize) -> Option<&str> {
+        let offsets = &self.offsets.0;
+        let range = offsets[row] as usize..offsets[row + 1] as usize;
+        self.valid.get(row).then(|| &self.text[range])
+    }
+
+    fn append(&mut self, other: &ArgsText) -> Result<(), String> {
+        let base = self.text.len();
+        let base = i32::try_from(base).map_err(|_| ARGS_TOO_LARGE.to_string())?;
+        if i32::try_from(base as usize + other.text.len()).is_err() {
+            return Err(ARGS_TOO_LARGE.into());
+        }
+        self.text.push_str(&other.text);
+        let offsets = other.offsets.0.iter().skip(1);
+        self.offsets.0.extend(offsets.map(|&o| o + base));
+        self.valid.extend(&other.valid);
+        Ok(())
+    }
+
+    fn clear(&mut self) {
+        self.text.clear();
+        self.offsets.0.truncate(1);
+        self.valid.clear();
+    }
+
+    fn shrink_to_fit(&mut self) {
+        self.text.shrink_to_fit();
+        self.offsets.0.shrink_to_fit();
+        self.valid.shrink_to_fit();
+    }
+}
+
+/// Where a cpu_op's input descriptions lie in [`RawTrace::inputs_text`] (byte ranges).
 #[derive(Debug, Default, Clone, Copy)]
 pub struct OpInputs {
     pub dims: Option<(u32, u32)>,
@@ -314,8 +366,11 @@ impl OpInputs {
 }
 
 /// Why a trace cannot hold more events: `args` text offsets are Arrow's i32.
-const ARGS_TOO_LARGE: &str =
+pub(super) const ARGS_TOO_LARGE: &str =
     "the events' args exceed 2 GiB of text, more than a table column holds";
+
+/// Why a trace cannot hold more cpu_ops: input description ranges are u32.
+const INPUTS_TOO_LARGE: &str = "the cpu_ops' input descriptions exceed 4 GiB of text";
 
 /// A whole trace, decoded into columns. Row `i` is the event with uid `i`.
 #[derive(Default)]
@@ -340,12 +395,20 @@ pub struct RawTrace {
     pub seq_num: Column<i64>,
     /// `id` of flow events (the correlation they carry).
     pub flow_id: Column<i64>,
-    /// Raw `args` objects, stored back to back: row `i` is
-    /// `args_text[args_offsets[i]..args_offsets[i + 1]]` where `args_valid` is set
-    /// (Arrow's string layout).
-    pub args_text: String,
-    pub args_offsets: Offsets,
-    pub args_valid: Bits,
+    /// Where each event's raw `args` object lies in the decompressed document:
+    /// its byte offset and length (0: the event has no args; an object is at
+    /// least `{}`). `events.args` is read back from the file through these.
+    pub args_at: Vec<u64>,
+    pub args_len: Vec<u32>,
+    /// The args text this trace holds: every event's when `hold_all_args`, else
+    /// only what building the tables reads (GPU events' launch parameters and
+    /// collectives' metadata); NULL for the others.
+    pub held_args: ArgsText,
+    /// Hold every event's args: set when the input cannot be read again
+    /// (standard input), so `events.args` must be kept from this one read.
+    pub hold_all_args: bool,
+    /// The input descriptions of cpu_ops (`Input Dims`, ...), back to back.
+    pub inputs_text: String,
     /// Input descriptions of cpu_ops that have any, by ascending uid.
     pub op_inputs: Vec<(u32, OpInputs)>,
     /// `process_name`, `process_labels` and `thread_name` metadata, last one wins.
@@ -354,6 +417,9 @@ pub struct RawTrace {
     pub thread_names: HashMap<(u32, u32), String>,
     /// Top-level keys other than `traceEvents`, as raw JSON.
     pub metadata: Vec<(String, String)>,
+    /// The input file as it was when read (None for standard input and other
+    /// inputs that cannot be read again): `events.args` is read back from it.
+    pub stamp: Option<FileStamp>,
     /// The last id interned for ph, cat, name, pid and tid (see `intern_near`).
     recent: [u32; 5],
 }
@@ -383,13 +449,21 @@ impl RawTrace {
     }
 
     pub fn has_args(&self, uid: usize) -> bool {
-        self.args_valid.get(uid)
+        self.args_len[uid] > 0
     }
 
+    /// The args of event `uid` if this trace holds them (see `held_args`).
     pub fn args_of(&self, uid: usize) -> Option<&str> {
-        let offsets = &self.args_offsets.0;
-        let range = offsets[uid] as usize..offsets[uid + 1] as usize;
-        self.has_args(uid).then(|| &self.args_text[range])
+        self.held_args.get(uid)
+    }
+
+    /// Whether the args of an event of `kind` named `name` are held: building
+    /// the tables reads those of GPU events (`kernels`: grid, block, bytes; the
+    /// communication kernels of `collectives`) and of `record_param_comms` ops.
+    fn holds_args_of(&self, kind: EventKind, name: Option<&str>) -> bool {
+        self.hold_all_args
+            || kind.is_gpu()
+            || (kind == EventKind::CpuOp && name == Some("record_param_comms"))
     }
 
     /// The inputs of each of `uids` (cpu_ops, in increasing uid order), found
@@ -409,7 +483,7 @@ impl RawTrace {
     /// The JSON text of one input description (an [`OpInputs`] range).
     pub fn input_text(&self, range: Option<(u32, u32)>) -> Option<&str> {
         let (start, end) = range?;
-        self.args_text.get(start as usize..end as usize)
+        self.inputs_text.get(start as usize..end as usize)
     }
 
     /// `ts + dur` in f64, the way the reference computes interval ends.
@@ -419,13 +493,30 @@ impl RawTrace {
             .map(|ts| ts + self.dur.get(uid).unwrap_or(0.0))
     }
 
-    /// Appends one decoded event as the next row.
-    pub fn push(&mut self, kind: EventKind, ev: &Event) -> Result<(), String> {
-        let args_start = self.args_text.len();
-        let args_end = args_start + ev.args.map_or(0, str::len);
-        let Ok(args_end_i32) = i32::try_from(args_end) else {
-            return Err(ARGS_TOO_LARGE.into());
+    /// Appends one decoded event as the next row; `args_at` is where its args
+    /// start in the document (ignored when it has none).
+    pub fn push(&mut self, kind: EventKind, ev: &Event, args_at: u64) -> Result<(), String> {
+        // Every check comes first: a failed push leaves the trace as it was (the
+        // read-ahead thread stops at such an event and hands over the rows before).
+        let args_len = ev.args.map_or(0, str::len);
+        let Ok(args_len) = u32::try_from(args_len) else {
+            return Err("an event's args exceed 4 GiB".into());
         };
+        let held = ev
+            .args
+            .filter(|_| self.holds_args_of(kind, ev.name.as_deref()));
+        if i32::try_from(self.held_args.text.len() + held.map_or(0, str::len)).is_err() {
+            return Err(ARGS_TOO_LARGE.into());
+        }
+        let inputs = &ev.inputs;
+        let inputs_len: usize = [inputs.dims, inputs.types, inputs.strides, inputs.concrete]
+            .iter()
+            .map(|t| t.map_or(0, str::len))
+            .sum();
+        if u32::try_from(self.inputs_text.len() + inputs_len).is_err() {
+            return Err(INPUTS_TOO_LARGE.into());
+        }
+        self.held_args.push(held);
         let strings = &mut self.strings;
         let [near_ph, near_cat, near_name, near_pid, near_tid] = &mut self.recent;
         let mut intern = |near: &mut u32, s: &Option<Cow<str>>| {
@@ -446,38 +537,44 @@ impl RawTrace {
         self.device.push(ev.device);
         self.seq_num.push(ev.seq_num);
         self.flow_id.push(ev.flow_id);
-        if let Some(args) = ev.args {
-            self.args_text.push_str(args);
-            if kind == EventKind::CpuOp && ev.inputs.any() {
-                let span = |v: Option<&str>| v.and_then(|v| span_in(args, v, args_start));
-                let inputs = OpInputs {
-                    dims: span(ev.inputs.dims),
-                    types: span(ev.inputs.types),
-                    strides: span(ev.inputs.strides),
-                    concrete: span(ev.inputs.concrete),
-                };
-                self.op_inputs.push((self.kind.len() as u32 - 1, inputs));
-            }
+        self.args_at.push(if args_len > 0 { args_at } else { 0 });
+        self.args_len.push(args_len);
+        if kind == EventKind::CpuOp && ev.inputs.any() {
+            let inputs = OpInputs {
+                dims: self.keep_input(ev.inputs.dims),
+                types: self.keep_input(ev.inputs.types),
+                strides: self.keep_input(ev.inputs.strides),
+                concrete: self.keep_input(ev.inputs.concrete),
+            };
+            self.op_inputs.push((self.kind.len() as u32 - 1, inputs));
         }
-        self.args_offsets.0.push(args_end_i32);
-        self.args_valid.push(ev.args.is_some());
         if kind == EventKind::Metadata {
             self.record_metadata(ev, pid, tid);
         }
         Ok(())
     }
 
+    /// Copies one input description into `inputs_text`; its range there (the
+    /// caller has checked that the text stays under 4 GiB).
+    fn keep_input(&mut self, text: Option<&str>) -> Option<(u32, u32)> {
+        let text = text?;
+        let start = self.inputs_text.len() as u32;
+        self.inputs_text.push_str(text);
+        Some((start, self.inputs_text.len() as u32))
+    }
+
     /// Appends the events of `part` (decoded on their own, rows numbered from 0)
     /// as if each had been pushed here in turn: its strings interned here, its
-    /// args text and input ranges moved behind this trace's, its metadata names
+    /// held args and input texts moved behind this trace's, its metadata names
     /// applied after the ones seen so far (later events win, as with `push`).
+    /// Args positions are document offsets already: they are taken as they are.
     pub fn append(&mut self, part: &RawTrace) -> Result<(), String> {
-        let args_base = self.args_text.len();
-        let args_end = args_base + part.args_text.len();
-        if i32::try_from(args_end).is_err() {
-            return Err(ARGS_TOO_LARGE.into());
+        let inputs_base = self.inputs_text.len();
+        if u32::try_from(inputs_base + part.inputs_text.len()).is_err() {
+            return Err(INPUTS_TOO_LARGE.into());
         }
-        let (args_base, uid_base) = (args_base as u32, self.len() as u32);
+        self.held_args.append(&part.held_args)?;
+        let (inputs_base, uid_base) = (inputs_base as u32, self.len() as u32);
         let ids: Vec<u32> = part
             .strings
             .list
@@ -500,15 +597,12 @@ impl RawTrace {
         self.device.extend(&part.device);
         self.seq_num.extend(&part.seq_num);
         self.flow_id.extend(&part.flow_id);
-        self.args_text.push_str(&part.args_text);
-        let offsets = part.args_offsets.0.iter().skip(1);
-        self.args_offsets
-            .0
-            .extend(offsets.map(|&o| o + args_base as i32));
-        self.args_valid.extend(&part.args_valid);
+        self.args_at.extend_from_slice(&part.args_at);
+        self.args_len.extend_from_slice(&part.args_len);
+        self.inputs_text.push_str(&part.inputs_text);
         let inputs = part.op_inputs.iter();
         self.op_inputs
-            .extend(inputs.map(|&(uid, inputs)| (uid + uid_base, inputs.shifted(args_base))));
+            .extend(inputs.map(|&(uid, inputs)| (uid + uid_base, inputs.shifted(inputs_base))));
         let names = part.process_names.iter();
         self.process_names
             .extend(names.map(|(p, v)| (id(p), v.clone())));
@@ -540,14 +634,17 @@ impl RawTrace {
             device,
             seq_num,
             flow_id,
-            args_text,
-            args_offsets,
-            args_valid,
+            args_at,
+            args_len,
+            held_args,
+            hold_all_args: _,
+            inputs_text,
             op_inputs,
             process_names,
             process_labels,
             thread_names,
             metadata,
+            stamp,
             recent,
         } = self;
         source.clear();
@@ -562,14 +659,16 @@ impl RawTrace {
         for c in [correlation, external_id, stream, device, seq_num, flow_id] {
             c.clear();
         }
-        args_text.clear();
-        args_offsets.0.truncate(1);
-        args_valid.clear();
+        args_at.clear();
+        args_len.clear();
+        held_args.clear();
+        inputs_text.clear();
         op_inputs.clear();
         process_names.clear();
         process_labels.clear();
         thread_names.clear();
         metadata.clear();
+        *stamp = None;
         *recent = [0; 5];
     }
 
@@ -620,19 +719,10 @@ impl RawTrace {
             c.shrink_to_fit();
         }
         self.kind.shrink_to_fit();
-        self.args_text.shrink_to_fit();
-        self.args_offsets.0.shrink_to_fit();
-        self.args_valid.shrink_to_fit();
+        self.args_at.shrink_to_fit();
+        self.args_len.shrink_to_fit();
+        self.held_args.shrink_to_fit();
+        self.inputs_text.shrink_to_fit();
         self.op_inputs.shrink_to_fit();
     }
-}
-
-/// The byte range of `inner` (a slice of `outer`) once `outer` sits at `base`.
-fn span_in(outer: &str, inner: &str, base: usize) -> Option<(u32, u32)> {
-    let start = (inner.as_ptr() as usize).checked_sub(outer.as_ptr() as usize)?;
-    let end = start + inner.len();
-    if end > outer.len() {
-        return None;
-    }
-    Some(((base + start) as u32, (base + end) as u32))
 }

@@ -4,9 +4,10 @@ use super::columns::{
     col, float64, float64_column, int64, int64_column, int64_values, repeat_dict, utf8_exact,
     utf8_parts, TableDoc,
 };
-use crate::ingest::{Column, RawTrace};
+use crate::ingest::{ArgsInFile, ArgsText, Column, IngestError, RawTrace};
 use crate::tree::Links;
-use datafusion::arrow::array::ArrayRef;
+use datafusion::arrow::array::{new_null_array, ArrayRef};
+use datafusion::arrow::datatypes::DataType;
 use datafusion::arrow::{error::ArrowError, record_batch::RecordBatch};
 
 pub const DOC: TableDoc = TableDoc {
@@ -30,7 +31,7 @@ pub const DOC: TableDoc = TableDoc {
         col!("seq_num", Int64, "args['Sequence number']: pairs forward ops with their backward."),
         col!("flow_id", Int64, "id of flow events (ac2g / async_cpu_to_gpu), the correlation they carry."),
         col!("parent_uid", Int64, "Parent in the call tree (see tree_edges); NULL for roots and unlinked events."),
-        col!("args", Utf8, "The raw args object as JSON text."),
+        col!("args", Utf8, "The raw args object as JSON text, as written in the file. For a trace loaded from a file it is read back from the file when a query reads it (the file must not have changed since); only standard input's are held in memory."),
     ],
 };
 
@@ -62,7 +63,14 @@ pub fn derive(trace: &RawTrace, links: &Links) -> Result<Derived, ArrowError> {
 
 /// Builds the table, taking the trace's columns over (most without a copy); it is
 /// built last, once the other tables have read the trace.
-pub fn build(trace: RawTrace, derived: Derived, name: &str) -> Result<RecordBatch, ArrowError> {
+///
+/// For a trace read from a file, `args` is left NULL here and the positions to
+/// read it back from are returned (see `ingest::reread`): [`with_args`] fills it.
+pub fn build(
+    trace: RawTrace,
+    derived: Derived,
+    name: &str,
+) -> Result<(RecordBatch, Option<ArgsInFile>), ArrowError> {
     let n = trace.len();
     let RawTrace {
         ts,
@@ -73,12 +81,22 @@ pub fn build(trace: RawTrace, derived: Derived, name: &str) -> Result<RecordBatc
         device,
         seq_num,
         flow_id,
-        args_text,
-        args_offsets,
-        args_valid,
+        args_at,
+        args_len,
+        held_args,
+        hold_all_args,
+        stamp,
+        source,
         ..
     } = trace;
-    DOC.batch(vec![
+    let (args, in_file) = match stamp {
+        Some(stamp) if !hold_all_args => (
+            new_null_array(&DataType::Utf8, n),
+            Some(ArgsInFile::new(&source, stamp, args_at, args_len)),
+        ),
+        _ => (args_column(held_args)?, None),
+    };
+    let batch = DOC.batch(vec![
         ("trace", repeat_dict(name, n)),
         ("uid", int64_values((0..n as i64).collect())),
         ("ph", derived.ph),
@@ -96,6 +114,31 @@ pub fn build(trace: RawTrace, derived: Derived, name: &str) -> Result<RecordBatc
         ("seq_num", int64_column(seq_num)),
         ("flow_id", int64_column(flow_id)),
         ("parent_uid", derived.parent_uid),
-        ("args", utf8_parts(args_text, args_offsets.0, args_valid)?),
-    ])
+        ("args", args),
+    ])?;
+    Ok((batch, in_file))
+}
+
+fn args_column(args: ArgsText) -> Result<ArrayRef, ArrowError> {
+    utf8_parts(args.text, args.offsets.0, args.valid)
+}
+
+/// `batch` (this trace's events) with its `args` column read from the file.
+pub fn with_args(batch: &RecordBatch, args: &ArgsInFile) -> Result<RecordBatch, IngestError> {
+    let bad = |e: ArrowError| {
+        let message = format!("cannot read events.args back: {e}");
+        IngestError::new(args.path(), crate::ingest::Problem::Read(message))
+    };
+    if args.rows() != batch.num_rows() {
+        return Err(bad(ArrowError::ComputeError(format!(
+            "{} args positions for {} events",
+            args.rows(),
+            batch.num_rows()
+        ))));
+    }
+    let column = args_column(args.read()?).map_err(bad)?;
+    let mut columns = batch.columns().to_vec();
+    let index = batch.schema().index_of("args").map_err(bad)?;
+    columns[index] = column;
+    RecordBatch::try_new(batch.schema(), columns).map_err(bad)
 }

@@ -19,8 +19,9 @@ use datafusion::arrow::record_batch::RecordBatch;
 
 pub(crate) use columns::col;
 pub use columns::{cast_batch, repeat_dict, stored_schema, ColumnDoc, TableDoc, Ty};
+pub use events::with_args as events_with_args;
 
-use crate::ingest::RawTrace;
+use crate::ingest::{ArgsInFile, RawTrace};
 use crate::tree::Links;
 
 /// Version of the table schemas below: bumped whenever a table's columns or their
@@ -45,7 +46,8 @@ pub fn table_doc(name: &str) -> Option<&'static TableDoc> {
     TABLES.iter().copied().find(|t| t.name == name)
 }
 
-/// The tables of one trace: `(table name, batch)` in [`TABLES`] order.
+/// The tables of one trace: `(table name, batch)` in [`TABLES`] order, and where
+/// `events.args` is to be read from when it was not kept (see `ingest::reread`).
 ///
 /// Takes the trace: `events` is built last and takes its columns over, so the
 /// decoded trace and its largest table are never both held in full. The other
@@ -54,7 +56,7 @@ pub fn build_tables(
     trace: RawTrace,
     links: &Links,
     trace_name: &str,
-) -> Result<Vec<(&'static str, RecordBatch)>, ArrowError> {
+) -> Result<(Vec<(&'static str, RecordBatch)>, Option<ArgsInFile>), ArrowError> {
     let (derived, side, kernels, tree_edges, kernel_ancestors) = std::thread::scope(|scope| {
         let trace = &trace;
         let side = scope.spawn(move || -> Result<_, ArrowError> {
@@ -79,8 +81,8 @@ pub fn build_tables(
         Ok::<_, ArrowError>((derived, side, kernels, tree_edges, kernel_ancestors))
     })?;
     let (ops, collectives, trace_meta, threads) = side;
-    let events = timed("events", || events::build(trace, derived, trace_name))?;
-    Ok(vec![
+    let (events, args) = timed("events", || events::build(trace, derived, trace_name))?;
+    let tables = vec![
         (events::DOC.name, events),
         (ops::DOC.name, ops),
         (kernels::DOC.name, kernels),
@@ -89,7 +91,8 @@ pub fn build_tables(
         (collectives::DOC.name, collectives),
         (trace_meta::DOC.name, trace_meta),
         (threads::DOC.name, threads),
-    ])
+    ];
+    Ok((tables, args))
 }
 
 /// Runs one table's builder, timed under `TRACESQL_TIMINGS`.
