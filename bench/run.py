@@ -3,6 +3,8 @@
 
 Reports wall time, MB/s of uncompressed JSON and peak RSS for
   * `tracesql tables TRACE`: decompress + parse + link + Arrow tables,
+  * `tracesql query TRACE -e 'SELECT count(*) FROM events'`: the load plus a
+    SQL session (DataFusion's setup pages in ~15 MB of code) and one query,
   * `tracesql report TRACE --out DIR`: the same plus every report as CSV,
   * `tracesql export TRACE --parquet DIR`: every table and report as Parquet,
   * `tracesql tables EXPORT` / `tracesql report EXPORT --out DIR`: reopening that
@@ -91,6 +93,8 @@ def main():
     cases = [
         ("tracesql tables (decompress+parse+link+Arrow)", [args.bin, "tables", args.trace]),
         ("tracesql report --out (all reports as CSV)", [args.bin, "report", args.trace, "--out", out_dir]),
+        ("tracesql query count(*) (load + SQL session)",
+         [args.bin, "query", args.trace, "-e", "SELECT count(*) FROM events"]),
         ("tracesql export --parquet (tables+reports)", [args.bin, "export", args.trace, "--parquet", export_dir]),
         ("tracesql tables EXPORT (reopen Parquet)", [args.bin, "tables", export_dir]),
         ("tracesql report EXPORT --out (reopen+report)", [args.bin, "report", export_dir, "--out", out_dir]),
@@ -99,7 +103,8 @@ def main():
         ("baseline: python json.load", [sys.executable, "-c", py_load, args.trace]),
     ]
     if args.only_load:
-        cases = [c for c in cases if c[0].startswith(("tracesql tables (", "baseline:"))]
+        cases = [c for c in cases
+                 if c[0].startswith(("tracesql tables (", "tracesql query", "baseline:"))]
     if not args.trace.endswith(".gz"):
         cases = [c for c in cases if not c[0].startswith("baseline: gzip")]
     print(f"trace: {args.trace}")

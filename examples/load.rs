@@ -28,7 +28,7 @@ fn main() {
         let links = tree::link(&raw);
         let linked = start.elapsed();
         let events = raw.len();
-        let tables = match model::build_tables(raw, &links, &engine::trace_name(&path)) {
+        let tables = match model::build_tables(raw, links, &engine::trace_name(&path)) {
             Ok((tables, _args_in_file)) => tables,
             Err(e) => {
                 eprintln!("error: cannot build tables: {e}");

@@ -62,6 +62,36 @@ async fn check(fx: &Fixture) -> Engine {
         })
         .collect();
     assert_eq!(kernels, want, "{}: kernels", fx.file);
+
+    // kernel_ancestors (derived when read) is the closure of the expected edges
+    // over the GPU rows: launch call at depth 1, then each parent up.
+    let parent_of: std::collections::HashMap<i64, i64> =
+        fx.edges.iter().map(|(p, c, _)| (*c, *p)).collect();
+    let mut closure = Vec::new();
+    for (uid, ..) in fx.kernels {
+        let (mut at, mut depth) = (parent_of.get(uid), 1);
+        while let Some(&ancestor) = at {
+            closure.push(vec![
+                uid.to_string(),
+                ancestor.to_string(),
+                depth.to_string(),
+            ]);
+            (at, depth) = (parent_of.get(&ancestor), depth + 1);
+        }
+    }
+    let sql = "SELECT kernel_uid, ancestor_uid, depth FROM kernel_ancestors";
+    assert_eq!(
+        sorted(rows(&engine, sql).await),
+        sorted(closure.clone()),
+        "{}: kernel_ancestors",
+        fx.file
+    );
+    assert_eq!(
+        engine.row_count("kernel_ancestors"),
+        closure.len(),
+        "{}",
+        fx.file
+    );
     engine
 }
 

@@ -50,17 +50,20 @@ impl ColumnType {
     }
 
     /// Whether a rule's column of type `got` is accepted (and cast to `arrow()`).
-    /// An untyped NULL column fits every type; strings may be any string type;
+    /// An untyped NULL column fits every type; strings may be any string type
+    /// or a dictionary of strings;
     /// a uid list may be any list of Int64.
     fn accepts(self, got: &DataType) -> bool {
         if *got == DataType::Null {
             return true;
         }
         match self {
-            ColumnType::Varchar => matches!(
-                got,
-                DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
-            ),
+            ColumnType::Varchar => match got {
+                DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => true,
+                // Names read straight from the tables (dictionary-encoded there).
+                DataType::Dictionary(_, value) => ColumnType::Varchar.accepts(value),
+                _ => false,
+            },
             ColumnType::Double => *got == DataType::Float64,
             ColumnType::Bigint => *got == DataType::Int64,
             ColumnType::UidList => match got {

@@ -468,8 +468,8 @@ struct TreeIndex {
 }
 
 struct EventColumns<'a> {
-    cat: &'a StringArray,
-    name: &'a StringArray,
+    cat: StringArray,
+    name: StringArray,
     ts: &'a Float64Array,
     dur: &'a Float64Array,
 }
@@ -480,12 +480,13 @@ fn column<'a>(batch: &'a RecordBatch, name: &str) -> std::result::Result<&'a Arr
         .ok_or_else(|| format!("the table has no column {name}"))
 }
 
-fn utf8_column<'a>(
-    batch: &'a RecordBatch,
-    name: &str,
-) -> std::result::Result<&'a StringArray, String> {
-    column(batch, name)?
-        .as_string_opt::<i32>()
+/// A text column as plain strings (the tables dictionary-encode most text).
+fn utf8_column(batch: &RecordBatch, name: &str) -> std::result::Result<StringArray, String> {
+    let column = column(batch, name)?;
+    let text = datafusion::arrow::compute::cast(column, &DataType::Utf8)
+        .map_err(|_| format!("column {name} is not text"))?;
+    text.as_string_opt::<i32>()
+        .cloned()
         .ok_or_else(|| format!("column {name} is not text"))
 }
 
@@ -784,13 +785,13 @@ impl TraceTree {
         arrays.insert(
             "cat",
             Arc::new(StringArray::from_iter(
-                rows.iter().map(|r| text(cols.cat, r.uid)),
+                rows.iter().map(|r| text(&cols.cat, r.uid)),
             )),
         );
         arrays.insert(
             "name",
             Arc::new(StringArray::from_iter(
-                rows.iter().map(|r| text(cols.name, r.uid)),
+                rows.iter().map(|r| text(&cols.name, r.uid)),
             )),
         );
         arrays.insert(

@@ -1,7 +1,7 @@
 //! The SQL session: loaded traces registered as tables in DataFusion.
 
+mod derived_tables;
 pub mod drilldown;
-mod events_table;
 pub mod platform;
 pub mod reopen;
 mod views;
@@ -58,7 +58,7 @@ pub fn load_trace(path: &str) -> Result<LoadedTrace, IngestError> {
     let raw = crate::timing::timed("  decompress + parse", || ingest::load(path))?;
     let links = crate::timing::timed("  link", || tree::link(&raw));
     let name = trace_name(path);
-    let (tables, args_in_file) = model::build_tables(raw, &links, &name)
+    let (tables, args_in_file) = model::build_tables(raw, links, &name)
         .map_err(|e| IngestError::new(path, Problem::Read(format!("cannot build tables: {e}"))))?;
     crate::timing::table_sizes(&tables);
     if let Some(args) = &args_in_file {
@@ -72,16 +72,59 @@ pub fn load_trace(path: &str) -> Result<LoadedTrace, IngestError> {
 }
 
 impl LoadedTrace {
-    /// Every table in full: `events` with its args read back from the trace file
-    /// where the batch does not hold them (what an export writes).
+    /// Every table in full, in [`TABLES`] order (what an export writes): `events`
+    /// with its args read back from the trace file where the batch does not
+    /// hold them, and `kernel_ancestors` derived where it is not held.
     pub fn full_tables(&self) -> Result<Vec<(&'static str, RecordBatch)>, IngestError> {
-        self.tables
-            .iter()
-            .map(|(table, batch)| match (&self.args_in_file, *table) {
-                (Some(args), "events") => Ok((*table, model::events_with_args(batch, args)?)),
-                _ => Ok((*table, batch.clone())),
-            })
-            .collect()
+        let bad = |e: datafusion::arrow::error::ArrowError| {
+            IngestError::new(
+                &self.name,
+                Problem::Read(format!("cannot build tables: {e}")),
+            )
+        };
+        let mut full = Vec::with_capacity(TABLES.len());
+        for doc in TABLES {
+            let batch = match (self.table(doc.name), doc.name) {
+                (Some(events), "events") => match &self.args_in_file {
+                    Some(args) => model::events_with_args(events, args)?,
+                    None => events.clone(),
+                },
+                (Some(batch), _) => batch.clone(),
+                (None, "kernel_ancestors") => self.kernel_ancestors().map_err(bad)?,
+                (None, _) => continue,
+            };
+            full.push((doc.name, batch));
+        }
+        Ok(full)
+    }
+
+    /// The batch of table `name`, if this trace holds one.
+    pub fn table(&self, name: &str) -> Option<&RecordBatch> {
+        self.tables.iter().find(|(t, _)| *t == name).map(|(_, b)| b)
+    }
+
+    /// Rows of table `name`: counted for `kernel_ancestors` when not held.
+    pub fn row_count(&self, name: &str) -> usize {
+        match (
+            self.table(name),
+            self.table("events"),
+            self.table("kernels"),
+        ) {
+            (Some(batch), _, _) => batch.num_rows(),
+            (None, Some(events), Some(kernels)) if name == "kernel_ancestors" => {
+                model::kernel_ancestors::count(events, kernels).unwrap_or(0)
+            }
+            _ => 0,
+        }
+    }
+
+    fn kernel_ancestors(&self) -> Result<RecordBatch, datafusion::arrow::error::ArrowError> {
+        let missing = || {
+            datafusion::arrow::error::ArrowError::SchemaError("no events or kernels table".into())
+        };
+        let events = self.table("events").ok_or_else(missing)?;
+        let kernels = self.table("kernels").ok_or_else(missing)?;
+        model::kernel_ancestors::derive(events, kernels, &self.name)
     }
 
     /// The same trace under another name (its `trace` columns rewritten).
@@ -246,6 +289,10 @@ impl Engine {
             if matches!(table, "events" | "kernels" | "tree_edges") {
                 tree_tables.insert(table, batch.clone());
             }
+            if table == "kernel_ancestors" {
+                // Derived from events and kernels when read (see derived_tables).
+                continue;
+            }
             if table == "trace_meta" {
                 self.detect_platform(&batch)?;
             }
@@ -273,14 +320,16 @@ impl Engine {
     fn register_tables(&self) -> Result<(), DataFusionError> {
         for doc in TABLES {
             let batches = self.batches.get(doc.name).cloned().unwrap_or_default();
-            let table: Arc<dyn datafusion::catalog::TableProvider> = if doc.name == "events" {
-                let traces = batches.into_iter().zip(self.events_args.iter().cloned());
-                Arc::new(events_table::EventsTable::new(
+            let table: Arc<dyn datafusion::catalog::TableProvider> = match doc.name {
+                "events" => {
+                    let traces = batches.into_iter().zip(self.events_args.iter().cloned());
+                    Arc::new(derived_tables::events(doc.schema(), traces.collect())?)
+                }
+                "kernel_ancestors" => Arc::new(derived_tables::kernel_ancestors(
                     doc.schema(),
-                    traces.collect(),
-                ))
-            } else {
-                Arc::new(MemTable::try_new(doc.schema(), vec![batches])?)
+                    self.trace_trees(),
+                )),
+                _ => Arc::new(MemTable::try_new(doc.schema(), vec![batches])?),
             };
             self.ctx.deregister_table(doc.name)?;
             self.ctx.register_table(doc.name, table)?;
@@ -348,9 +397,31 @@ impl Engine {
 
     /// Row count of a registered table.
     pub fn row_count(&self, table: &str) -> usize {
+        if table == "kernel_ancestors" {
+            let trees = self.trace_trees();
+            let count = |t: &derived_tables::TraceTree| {
+                model::kernel_ancestors::count(&t.events, &t.kernels).unwrap_or(0)
+            };
+            return trees.iter().map(count).sum();
+        }
         self.batches
             .get(table)
             .map_or(0, |b| b.iter().map(|b| b.num_rows()).sum())
+    }
+
+    /// Each trace's events and kernels, which `kernel_ancestors` is derived from.
+    fn trace_trees(&self) -> Vec<derived_tables::TraceTree> {
+        let batches = |table: &str| self.batches.get(table).cloned().unwrap_or_default();
+        let (events, kernels) = (batches("events"), batches("kernels"));
+        let names = self.trace_names.iter().cloned();
+        let trees = names.zip(events).zip(kernels);
+        trees
+            .map(|((name, events), kernels)| derived_tables::TraceTree {
+                name,
+                events,
+                kernels,
+            })
+            .collect()
     }
 
     /// Runs every statement in `sql` and returns the result of each.

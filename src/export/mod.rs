@@ -35,7 +35,7 @@ use sha2::{Digest, Sha256};
 use crate::catalog::Catalog;
 use crate::engine::{load_trace, reopen, Engine, LoadedTrace};
 use crate::ingest::{IngestError, Problem};
-use crate::model::{cast_batch, events_with_args, stored_schema, table_doc, SCHEMA_VERSION};
+use crate::model::{cast_batch, stored_schema, table_doc, SCHEMA_VERSION};
 use crate::output::{atomic, parquet};
 use crate::report::{fingerprint, run_reports, Sheet};
 use crate::Error;
@@ -407,12 +407,14 @@ async fn export_trace(
     };
     let common = file_metadata(&exported.info);
     let mut jobs = Vec::new();
-    for (table, batch) in tables {
-        // The export holds events.args itself: read back from the trace file.
-        let batch = match (&args_in_file, table) {
-            (Some(args), "events") => events_with_args(&batch, args)?,
-            _ => batch,
-        };
+    // The export holds every table in full: events.args read back from the
+    // trace file, kernel_ancestors derived.
+    let trace = LoadedTrace {
+        name: exported.info.name.clone(),
+        tables,
+        args_in_file,
+    };
+    for (table, batch) in trace.full_tables()? {
         let schema = table_doc(table).map_or_else(|| batch.schema(), |doc| doc.schema());
         let schema = stored_schema(&schema);
         let batch = cast_batch(&batch, schema.clone()).map_err(Error::query)?;

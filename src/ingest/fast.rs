@@ -557,9 +557,8 @@ mod tests {
         let s = |c: &crate::ingest::Column<u32>| t.str(c.get(0)).map(str::to_string);
         let f = |c: &crate::ingest::Column<f64>| c.get(0).map(f64::to_bits);
         let inputs = t.op_inputs_of(&[0])[0];
-        let input = |pick: fn(&crate::ingest::OpInputs) -> Option<(u32, u32)>| {
-            t.input_text(inputs.and_then(pick))
-        };
+        let input =
+            |pick: fn(&crate::ingest::OpInputs) -> Option<u32>| t.input_text(inputs.and_then(pick));
         format!(
             "{:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?}",
             t.kind[0],

@@ -108,6 +108,15 @@ impl Strings {
     pub fn get(&self, id: u32) -> &str {
         &self.list[id as usize]
     }
+
+    /// Number of distinct strings.
+    pub fn len(&self) -> usize {
+        self.list.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
 }
 
 /// A HashMap with [`FxHasher`]: for integer and string keys read from the trace.
@@ -311,7 +320,11 @@ impl ArgsText {
         self.valid.push(args.is_some());
     }
 
-    fn get(&self, row: usize) -> Option<&str> {
+    /// Row `row`'s text; None where it is NULL (or past the rows held).
+    pub fn get(&self, row: usize) -> Option<&str> {
+        if row + 1 >= self.offsets.0.len() {
+            return None;
+        }
         let offsets = &self.offsets.0;
         let range = offsets[row] as usize..offsets[row + 1] as usize;
         self.valid.get(row).then(|| &self.text[range])
@@ -343,24 +356,27 @@ impl ArgsText {
     }
 }
 
-/// Where a cpu_op's input descriptions lie in [`RawTrace::inputs_text`] (byte ranges).
+/// A cpu_op's input descriptions as written (JSON text), interned in
+/// [`RawTrace::strings`]: the same shapes and dtypes recur across layers and
+/// steps, so each distinct text is stored once (on the benchmark trace, 12.5 MB
+/// of text for 24 K ops comes down to the distinct values).
 #[derive(Debug, Default, Clone, Copy)]
 pub struct OpInputs {
-    pub dims: Option<(u32, u32)>,
-    pub types: Option<(u32, u32)>,
-    pub strides: Option<(u32, u32)>,
-    pub concrete: Option<(u32, u32)>,
+    pub dims: Option<u32>,
+    pub types: Option<u32>,
+    pub strides: Option<u32>,
+    pub concrete: Option<u32>,
 }
 
 impl OpInputs {
-    /// The same ranges once the text they point into has moved `by` bytes on.
-    fn shifted(self, by: u32) -> OpInputs {
-        let shift = |r: Option<(u32, u32)>| r.map(|(a, b)| (a + by, b + by));
+    /// The same inputs with their string ids renumbered.
+    fn renumbered(self, id: impl Fn(&u32) -> u32) -> OpInputs {
+        let renumber = |v: Option<u32>| v.as_ref().map(&id);
         OpInputs {
-            dims: shift(self.dims),
-            types: shift(self.types),
-            strides: shift(self.strides),
-            concrete: shift(self.concrete),
+            dims: renumber(self.dims),
+            types: renumber(self.types),
+            strides: renumber(self.strides),
+            concrete: renumber(self.concrete),
         }
     }
 }
@@ -368,9 +384,6 @@ impl OpInputs {
 /// Why a trace cannot hold more events: `args` text offsets are Arrow's i32.
 pub(super) const ARGS_TOO_LARGE: &str =
     "the events' args exceed 2 GiB of text, more than a table column holds";
-
-/// Why a trace cannot hold more cpu_ops: input description ranges are u32.
-const INPUTS_TOO_LARGE: &str = "the cpu_ops' input descriptions exceed 4 GiB of text";
 
 /// A whole trace, decoded into columns. Row `i` is the event with uid `i`.
 #[derive(Default)]
@@ -407,8 +420,6 @@ pub struct RawTrace {
     /// Hold every event's args: set when the input cannot be read again
     /// (standard input), so `events.args` must be kept from this one read.
     pub hold_all_args: bool,
-    /// The input descriptions of cpu_ops (`Input Dims`, ...), back to back.
-    pub inputs_text: String,
     /// Input descriptions of cpu_ops that have any, by ascending uid.
     pub op_inputs: Vec<(u32, OpInputs)>,
     /// `process_name`, `process_labels` and `thread_name` metadata, last one wins.
@@ -480,10 +491,9 @@ impl RawTrace {
             .collect()
     }
 
-    /// The JSON text of one input description (an [`OpInputs`] range).
-    pub fn input_text(&self, range: Option<(u32, u32)>) -> Option<&str> {
-        let (start, end) = range?;
-        self.inputs_text.get(start as usize..end as usize)
+    /// The JSON text of one input description (an [`OpInputs`] id).
+    pub fn input_text(&self, id: Option<u32>) -> Option<&str> {
+        self.str(id)
     }
 
     /// `ts + dur` in f64, the way the reference computes interval ends.
@@ -507,14 +517,6 @@ impl RawTrace {
             .filter(|_| self.holds_args_of(kind, ev.name.as_deref()));
         if i32::try_from(self.held_args.text.len() + held.map_or(0, str::len)).is_err() {
             return Err(ARGS_TOO_LARGE.into());
-        }
-        let inputs = &ev.inputs;
-        let inputs_len: usize = [inputs.dims, inputs.types, inputs.strides, inputs.concrete]
-            .iter()
-            .map(|t| t.map_or(0, str::len))
-            .sum();
-        if u32::try_from(self.inputs_text.len() + inputs_len).is_err() {
-            return Err(INPUTS_TOO_LARGE.into());
         }
         self.held_args.push(held);
         let strings = &mut self.strings;
@@ -540,11 +542,12 @@ impl RawTrace {
         self.args_at.push(if args_len > 0 { args_at } else { 0 });
         self.args_len.push(args_len);
         if kind == EventKind::CpuOp && ev.inputs.any() {
+            let mut intern = |text: Option<&str>| text.map(|t| self.strings.intern(t));
             let inputs = OpInputs {
-                dims: self.keep_input(ev.inputs.dims),
-                types: self.keep_input(ev.inputs.types),
-                strides: self.keep_input(ev.inputs.strides),
-                concrete: self.keep_input(ev.inputs.concrete),
+                dims: intern(ev.inputs.dims),
+                types: intern(ev.inputs.types),
+                strides: intern(ev.inputs.strides),
+                concrete: intern(ev.inputs.concrete),
             };
             self.op_inputs.push((self.kind.len() as u32 - 1, inputs));
         }
@@ -554,27 +557,14 @@ impl RawTrace {
         Ok(())
     }
 
-    /// Copies one input description into `inputs_text`; its range there (the
-    /// caller has checked that the text stays under 4 GiB).
-    fn keep_input(&mut self, text: Option<&str>) -> Option<(u32, u32)> {
-        let text = text?;
-        let start = self.inputs_text.len() as u32;
-        self.inputs_text.push_str(text);
-        Some((start, self.inputs_text.len() as u32))
-    }
-
     /// Appends the events of `part` (decoded on their own, rows numbered from 0)
     /// as if each had been pushed here in turn: its strings interned here, its
-    /// held args and input texts moved behind this trace's, its metadata names
+    /// held args moved behind this trace's, its metadata names
     /// applied after the ones seen so far (later events win, as with `push`).
     /// Args positions are document offsets already: they are taken as they are.
     pub fn append(&mut self, part: &RawTrace) -> Result<(), String> {
-        let inputs_base = self.inputs_text.len();
-        if u32::try_from(inputs_base + part.inputs_text.len()).is_err() {
-            return Err(INPUTS_TOO_LARGE.into());
-        }
         self.held_args.append(&part.held_args)?;
-        let (inputs_base, uid_base) = (inputs_base as u32, self.len() as u32);
+        let uid_base = self.len() as u32;
         let ids: Vec<u32> = part
             .strings
             .list
@@ -599,10 +589,9 @@ impl RawTrace {
         self.flow_id.extend(&part.flow_id);
         self.args_at.extend_from_slice(&part.args_at);
         self.args_len.extend_from_slice(&part.args_len);
-        self.inputs_text.push_str(&part.inputs_text);
         let inputs = part.op_inputs.iter();
         self.op_inputs
-            .extend(inputs.map(|&(uid, inputs)| (uid + uid_base, inputs.shifted(inputs_base))));
+            .extend(inputs.map(|&(uid, inputs)| (uid + uid_base, inputs.renumbered(id))));
         let names = part.process_names.iter();
         self.process_names
             .extend(names.map(|(p, v)| (id(p), v.clone())));
@@ -638,7 +627,6 @@ impl RawTrace {
             args_len,
             held_args,
             hold_all_args: _,
-            inputs_text,
             op_inputs,
             process_names,
             process_labels,
@@ -662,7 +650,6 @@ impl RawTrace {
         args_at.clear();
         args_len.clear();
         held_args.clear();
-        inputs_text.clear();
         op_inputs.clear();
         process_names.clear();
         process_labels.clear();
@@ -722,7 +709,6 @@ impl RawTrace {
         self.args_at.shrink_to_fit();
         self.args_len.shrink_to_fit();
         self.held_args.shrink_to_fit();
-        self.inputs_text.shrink_to_fit();
         self.op_inputs.shrink_to_fit();
     }
 }

@@ -4,7 +4,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::columns::{col, float64, int64, repeat_dict, utf8, TableDoc};
-use crate::ingest::{EventKind, RawTrace};
+use crate::ingest::{ArgsText, EventKind, RawTrace};
 use crate::tree::{GpuClass, Links};
 use datafusion::arrow::{error::ArrowError, record_batch::RecordBatch};
 
@@ -83,7 +83,14 @@ fn int(v: &Option<Value>) -> Option<i64> {
     }
 }
 
-pub fn build(trace: &RawTrace, links: &Links, name: &str) -> Result<RecordBatch, ArrowError> {
+/// `args` holds the GPU events' (and record_param_comms ops') args
+/// (`RawTrace::held_args`, taken out of the trace for the build).
+pub fn build(
+    trace: &RawTrace,
+    args: &ArgsText,
+    links: &Links,
+    name: &str,
+) -> Result<RecordBatch, ArrowError> {
     let uids: Vec<usize> = (0..trace.len())
         .filter(|&u| {
             links.gpu_class[u] == Some(GpuClass::Communication)
@@ -93,8 +100,7 @@ pub fn build(trace: &RawTrace, links: &Links, name: &str) -> Result<RecordBatch,
     let args: Vec<CommArgs> = uids
         .iter()
         .map(|&u| {
-            trace
-                .args_of(u)
+            args.get(u)
                 .and_then(|a| serde_json::from_str(a).ok())
                 .unwrap_or_default()
         })

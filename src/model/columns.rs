@@ -4,21 +4,23 @@ use std::sync::Arc;
 
 use datafusion::arrow::array::{
     ArrayRef, BooleanArray, DictionaryArray, Float64Array, Int32Array, Int64Array, Int64Builder,
-    ListBuilder, StringArray, StringBuilder,
+    ListBuilder, StringArray, StringBuilder, StringDictionaryBuilder,
 };
 use datafusion::arrow::buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use datafusion::arrow::datatypes::{DataType, Field, Int32Type, Schema, SchemaRef};
 use datafusion::arrow::error::ArrowError;
 use datafusion::arrow::record_batch::RecordBatch;
 
-use crate::ingest::{Bits, Column};
+use crate::ingest::{Bits, Column, Strings};
 
 /// The column types tracesql uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ty {
     Utf8,
-    /// A string with few distinct values (the trace name): dictionary-encoded, so
-    /// each row holds a 4-byte key instead of its own copy of the text.
+    /// A string whose values repeat (trace, names, categories, shapes as JSON):
+    /// dictionary-encoded, so each distinct value is stored once and each row
+    /// holds a 4-byte key. Queries read it as text; a result column computed
+    /// from one may keep the dictionary type.
     Utf8Dict,
     Int64,
     Float64,
@@ -139,31 +141,49 @@ pub fn utf8<S: AsRef<str>>(values: impl IntoIterator<Item = Option<S>>) -> Array
     Arc::new(StringArray::from_iter(values))
 }
 
-/// A string column allocated once at its exact size (the iterator is walked twice:
-/// lengths, then bytes), for the large columns where growing buffers cost time and
-/// leave spare capacity behind.
-pub fn utf8_exact<'a, I>(rows: I) -> Result<ArrayRef, ArrowError>
-where
-    I: Iterator<Item = Option<&'a str>> + Clone,
-{
-    let (n, bytes) = rows.clone().fold((0usize, 0usize), |(n, b), r| {
-        (n + 1, b + r.map_or(0, str::len))
-    });
-    let mut values = Vec::with_capacity(bytes);
-    let mut offsets = Vec::with_capacity(n + 1);
-    let mut valid = Bits::default();
-    offsets.push(0i32);
-    for row in rows {
-        values.extend_from_slice(row.unwrap_or("").as_bytes());
-        offsets.push(offset(values.len())?);
-        valid.push(row.is_some());
+/// A dictionary-encoded string column ([`Ty::Utf8Dict`]).
+pub fn dict<S: AsRef<str>>(
+    values: impl IntoIterator<Item = Option<S>>,
+) -> Result<ArrayRef, ArrowError> {
+    let mut builder = StringDictionaryBuilder::<Int32Type>::new();
+    for value in values {
+        match value {
+            Some(v) => {
+                builder.append(v)?;
+            }
+            None => builder.append_null(),
+        }
     }
-    let array = StringArray::try_new(
-        OffsetBuffer::new(ScalarBuffer::from(offsets)),
-        Buffer::from_vec(values),
-        nulls(valid),
-    )?;
-    Ok(Arc::new(array))
+    Ok(Arc::new(builder.finish()))
+}
+
+/// A dictionary-encoded column of interned strings (ids into `strings`, see
+/// `ingest::Strings`): the keys are the ids renumbered in order of first use, so
+/// no string is hashed again.
+pub fn dict_interned(
+    ids: impl Iterator<Item = Option<u32>>,
+    strings: &Strings,
+) -> Result<ArrayRef, ArrowError> {
+    const UNSEEN: i32 = -1;
+    let mut key_of = vec![UNSEEN; strings.len()];
+    let mut values = StringBuilder::new();
+    let mut next = 0i32;
+    let keys: Int32Array = ids
+        .map(|id| {
+            let id = id? as usize;
+            let key = key_of.get_mut(id)?;
+            if *key == UNSEEN {
+                *key = next;
+                next += 1;
+                values.append_value(strings.get(id as u32));
+            }
+            Some(*key)
+        })
+        .collect();
+    let values: ArrayRef = Arc::new(values.finish());
+    Ok(Arc::new(DictionaryArray::<Int32Type>::try_new(
+        keys, values,
+    )?))
 }
 
 /// A string column taken over from text stored back to back (see
@@ -177,17 +197,43 @@ pub fn utf8_parts(text: String, offsets: Vec<i32>, valid: Bits) -> Result<ArrayR
     Ok(Arc::new(array))
 }
 
-fn offset(len: usize) -> Result<i32, ArrowError> {
-    i32::try_from(len).map_err(|_| {
-        ArrowError::ComputeError("a string column exceeds 2 GiB, more than Utf8 holds".into())
-    })
-}
-
 /// The same string on `n` rows, as a dictionary of one value (see [`Ty::Utf8Dict`]).
 pub fn repeat_dict(value: &str, n: usize) -> ArrayRef {
     let keys = Int32Array::from(vec![0; n]);
     let values: ArrayRef = Arc::new(StringArray::from(vec![value]));
     Arc::new(DictionaryArray::<Int32Type>::new(keys, values))
+}
+
+/// [`dict_interned`] of a whole column, taken over: its ids are renumbered in
+/// place into the keys, so the column is never held twice.
+pub fn dict_from_ids(column: Column<u32>, strings: &Strings) -> Result<ArrayRef, ArrowError> {
+    const UNSEEN: i32 = -1;
+    let (ids, valid) = column.into_parts();
+    let mut key_of = vec![UNSEEN; strings.len()];
+    let mut values = StringBuilder::new();
+    let mut next = 0i32;
+    // Same size and alignment: the collect reuses the ids' allocation.
+    let keys: Vec<i32> = ids
+        .into_iter()
+        .enumerate()
+        .map(|(row, id)| {
+            let key = match key_of.get_mut(id as usize) {
+                Some(key) if valid.get(row) => key,
+                _ => return 0,
+            };
+            if *key == UNSEEN {
+                *key = next;
+                next += 1;
+                values.append_value(strings.get(id));
+            }
+            *key
+        })
+        .collect();
+    let keys = Int32Array::new(ScalarBuffer::from(keys), nulls(valid));
+    let values: ArrayRef = Arc::new(values.finish());
+    Ok(Arc::new(DictionaryArray::<Int32Type>::try_new(
+        keys, values,
+    )?))
 }
 
 /// A validity bitmap as Arrow's null buffer (None when nothing is null).

@@ -1,11 +1,11 @@
 //! `events`: every event of the trace, one row each.
 
 use super::columns::{
-    col, float64, float64_column, int64, int64_column, int64_values, repeat_dict, utf8_exact,
+    col, dict_from_ids, float64, float64_column, int64, int64_column, int64_values, repeat_dict,
     utf8_parts, TableDoc,
 };
 use crate::ingest::{ArgsInFile, ArgsText, Column, IngestError, RawTrace};
-use crate::tree::Links;
+use crate::tree::EdgeKind;
 use datafusion::arrow::array::{new_null_array, ArrayRef};
 use datafusion::arrow::datatypes::DataType;
 use datafusion::arrow::{error::ArrowError, record_batch::RecordBatch};
@@ -16,11 +16,11 @@ pub const DOC: TableDoc = TableDoc {
     columns: &[
         col!("trace", Utf8Dict, "Trace name (file name without extension); tells traces apart in one session."),
         col!("uid", Int64, "0-based index of the event in traceEvents, counting every event (the reference tool's UID)."),
-        col!("ph", Utf8, "Phase: X complete, i instant, s/f flow start/end, M metadata, ..."),
-        col!("cat", Utf8, "Category: cpu_op, python_function, cuda_runtime, cuda_driver, kernel, gpu_memcpy, gpu_memset, ac2g, ... NULL if absent."),
-        col!("name", Utf8, "Event name."),
-        col!("pid", Utf8, "Process id as text (traces use numbers and strings); for GPU events, the device."),
-        col!("tid", Utf8, "Thread id as text; for GPU events, the stream."),
+        col!("ph", Utf8Dict, "Phase: X complete, i instant, s/f flow start/end, M metadata, ..."),
+        col!("cat", Utf8Dict, "Category: cpu_op, python_function, cuda_runtime, cuda_driver, kernel, gpu_memcpy, gpu_memset, ac2g, ... NULL if absent."),
+        col!("name", Utf8Dict, "Event name."),
+        col!("pid", Utf8Dict, "Process id as text (traces use numbers and strings); for GPU events, the device."),
+        col!("tid", Utf8Dict, "Thread id as text; for GPU events, the stream."),
         col!("ts", Float64, "Start time, µs, as written in the trace."),
         col!("dur", Float64, "Duration, µs; NULL when the event has none."),
         col!("t_end", Float64, "ts + dur in f64 (ts when dur is missing), µs."),
@@ -46,18 +46,24 @@ pub struct Derived {
     parent_uid: ArrayRef,
 }
 
-/// Computes the columns that only read the trace (alongside the other tables).
-pub fn derive(trace: &RawTrace, links: &Links) -> Result<Derived, ArrowError> {
+/// Computes the columns not taken over as they are, taking the trace's interned
+/// text columns (the other tables are built by then); `parent` is each event's
+/// parent in the call tree (`Links::parent`).
+pub fn derive(
+    trace: &mut RawTrace,
+    parent: &[Option<(u32, EdgeKind)>],
+) -> Result<Derived, ArrowError> {
     let n = trace.len();
-    let s = |col: &Column<u32>| utf8_exact((0..n).map(|u| trace.str(col.get(u))));
+    let strings = &trace.strings;
+    let s = |col: &mut Column<u32>| dict_from_ids(std::mem::take(col), strings);
     Ok(Derived {
-        ph: s(&trace.ph)?,
-        cat: s(&trace.cat)?,
-        name: s(&trace.name)?,
-        pid: s(&trace.pid)?,
-        tid: s(&trace.tid)?,
+        ph: s(&mut trace.ph)?,
+        cat: s(&mut trace.cat)?,
+        name: s(&mut trace.name)?,
+        pid: s(&mut trace.pid)?,
+        tid: s(&mut trace.tid)?,
         t_end: float64((0..n).map(|u| trace.t_end(u))),
-        parent_uid: int64(links.parent.iter().map(|p| p.map(|(u, _)| u as i64))),
+        parent_uid: int64(parent.iter().map(|p| p.map(|(u, _)| u as i64))),
     })
 }
 

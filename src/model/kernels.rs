@@ -3,8 +3,8 @@
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::columns::{col, float64, int64, repeat_dict, utf8, TableDoc};
-use crate::ingest::RawTrace;
+use super::columns::{col, dict, float64, int64, repeat_dict, TableDoc};
+use crate::ingest::{ArgsText, RawTrace};
 use crate::tree::Links;
 use datafusion::arrow::{error::ArrowError, record_batch::RecordBatch};
 
@@ -14,9 +14,9 @@ pub const DOC: TableDoc = TableDoc {
     columns: &[
         col!("trace", Utf8Dict, "Trace name."),
         col!("uid", Int64, "Event uid."),
-        col!("name", Utf8, "Kernel name, or e.g. 'Memcpy DtoH (Device -> Pinned)'."),
-        col!("cat", Utf8, "kernel, gpu_memcpy or gpu_memset."),
-        col!("class", Utf8, "compute, communication (NCCL/RCCL collectives), memcpy or memset. ROCm copy kernels (MEMORY_COPY_*, __amd_rocclr_copyBuffer*) count as memcpy."),
+        col!("name", Utf8Dict, "Kernel name, or e.g. 'Memcpy DtoH (Device -> Pinned)'."),
+        col!("cat", Utf8Dict, "kernel, gpu_memcpy or gpu_memset."),
+        col!("class", Utf8Dict, "compute, communication (NCCL/RCCL collectives), memcpy or memset. ROCm copy kernels (MEMORY_COPY_*, __amd_rocclr_copyBuffer*) count as memcpy."),
         col!("ts", Float64, "GPU start, µs."),
         col!("dur", Float64, "GPU duration, µs."),
         col!("t_end", Float64, "ts + dur in f64, µs."),
@@ -25,12 +25,12 @@ pub const DOC: TableDoc = TableDoc {
         col!("correlation", Int64, "args.correlation."),
         col!("external_id", Int64, "args['External id']."),
         col!("launch_uid", Int64, "The runtime/driver call that launched it (cudaLaunchKernel, hipGraphLaunch, cuLaunchKernel, ...); NULL if unlinked."),
-        col!("launch_name", Utf8, "Name of that call."),
-        col!("linked_by", Utf8, "flow: a CPU→GPU flow (ac2g or async_cpu_to_gpu) confirms the link; graph: a graph launch claims all GPU work with its correlation; correlation: matched by correlation id alone (no flow in the trace); NULL: unlinked."),
+        col!("launch_name", Utf8Dict, "Name of that call."),
+        col!("linked_by", Utf8Dict, "flow: a CPU→GPU flow (ac2g or async_cpu_to_gpu) confirms the link; graph: a graph launch claims all GPU work with its correlation; correlation: matched by correlation id alone (no flow in the trace); NULL: unlinked."),
         col!("op_uid", Int64, "The cpu_op it is attributed to: the nearest cpu_op above the launch, skipping python frames and `execute` wrappers; NULL if none."),
-        col!("op_name", Utf8, "Name of that cpu_op."),
-        col!("grid", Utf8, "args.grid as JSON, e.g. [128, 1, 1]."),
-        col!("block", Utf8, "args.block as JSON."),
+        col!("op_name", Utf8Dict, "Name of that cpu_op."),
+        col!("grid", Utf8Dict, "args.grid as JSON, e.g. [128, 1, 1]."),
+        col!("block", Utf8Dict, "args.block as JSON."),
         col!("registers_per_thread", Int64, "args['registers per thread']."),
         col!("shared_memory", Int64, "args['shared memory'], bytes."),
         col!("bytes", Int64, "args.bytes: bytes copied or set (memcpy / memset)."),
@@ -56,15 +56,21 @@ fn number(n: &Option<serde_json::Number>) -> Option<i64> {
         .and_then(|n| n.as_i64().or_else(|| n.as_f64().map(|f| f as i64)))
 }
 
-pub fn build(trace: &RawTrace, links: &Links, name: &str) -> Result<RecordBatch, ArrowError> {
+/// `args` holds the GPU events' (and record_param_comms ops') args
+/// (`RawTrace::held_args`, taken out of the trace for the build).
+pub fn build(
+    trace: &RawTrace,
+    args: &ArgsText,
+    links: &Links,
+    name: &str,
+) -> Result<RecordBatch, ArrowError> {
     let uids: Vec<usize> = (0..trace.len())
         .filter(|&u| trace.kind[u].is_gpu())
         .collect();
     let args: Vec<GpuArgs> = uids
         .iter()
         .map(|&u| {
-            trace
-                .args_of(u)
+            args.get(u)
                 .and_then(|a| serde_json::from_str(a).ok())
                 .unwrap_or_default()
         })
@@ -78,15 +84,15 @@ pub fn build(trace: &RawTrace, links: &Links, name: &str) -> Result<RecordBatch,
         ("uid", int64(uids.iter().map(|&u| Some(u as i64)))),
         (
             "name",
-            utf8(uids.iter().map(|&u| trace.str(trace.name.get(u)))),
+            dict(uids.iter().map(|&u| trace.str(trace.name.get(u))))?,
         ),
         (
             "cat",
-            utf8(uids.iter().map(|&u| trace.str(trace.cat.get(u)))),
+            dict(uids.iter().map(|&u| trace.str(trace.cat.get(u))))?,
         ),
         (
             "class",
-            utf8(uids.iter().map(|&u| links.gpu_class[u].map(|c| c.as_str()))),
+            dict(uids.iter().map(|&u| links.gpu_class[u].map(|c| c.as_str())))?,
         ),
         ("ts", float64(uids.iter().map(|&u| trace.ts.get(u)))),
         ("dur", float64(uids.iter().map(|&u| trace.dur.get(u)))),
@@ -119,11 +125,11 @@ pub fn build(trace: &RawTrace, links: &Links, name: &str) -> Result<RecordBatch,
         ),
         (
             "launch_name",
-            utf8(uids.iter().map(|&u| launch(u).map(|l| trace.name_of(l)))),
+            dict(uids.iter().map(|&u| launch(u).map(|l| trace.name_of(l))))?,
         ),
         (
             "linked_by",
-            utf8(uids.iter().map(|&u| links.linked_by[u].map(|l| l.as_str()))),
+            dict(uids.iter().map(|&u| links.linked_by[u].map(|l| l.as_str())))?,
         ),
         (
             "op_uid",
@@ -131,13 +137,13 @@ pub fn build(trace: &RawTrace, links: &Links, name: &str) -> Result<RecordBatch,
         ),
         (
             "op_name",
-            utf8(
+            dict(
                 uids.iter()
                     .map(|&u| links.launcher_op[u].map(|o| trace.name_of(o as usize))),
-            ),
+            )?,
         ),
-        ("grid", utf8(args.iter().map(|a| text(a.grid)))),
-        ("block", utf8(args.iter().map(|a| text(a.block)))),
+        ("grid", dict(args.iter().map(|a| text(a.grid)))?),
+        ("block", dict(args.iter().map(|a| text(a.block)))?),
         (
             "registers_per_thread",
             int64(args.iter().map(|a| number(&a.registers))),

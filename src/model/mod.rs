@@ -7,7 +7,7 @@
 mod collectives;
 mod columns;
 mod events;
-mod kernel_ancestors;
+pub mod kernel_ancestors;
 mod kernels;
 mod ops;
 mod threads;
@@ -27,7 +27,7 @@ use crate::tree::Links;
 /// Version of the table schemas below: bumped whenever a table's columns or their
 /// meaning change. Parquet exports record it, and reopening an export written
 /// under another version asks for a fresh export instead of misreading it.
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// Every table tracesql builds from a trace, in the order `tables` lists them.
 pub const TABLES: &[&TableDoc] = &[
@@ -41,53 +41,68 @@ pub const TABLES: &[&TableDoc] = &[
     &threads::DOC,
 ];
 
+/// The tables of one trace: `(table name, batch)`.
+pub type Tables = Vec<(&'static str, RecordBatch)>;
+
 /// Looks a table's docs up by name.
 pub fn table_doc(name: &str) -> Option<&'static TableDoc> {
     TABLES.iter().copied().find(|t| t.name == name)
 }
 
-/// The tables of one trace: `(table name, batch)` in [`TABLES`] order, and where
+/// The tables of one trace: `(table name, batch)` in [`TABLES`] order, all but
+/// `kernel_ancestors` (derived from `events` and `kernels` when read), and where
 /// `events.args` is to be read from when it was not kept (see `ingest::reread`).
 ///
-/// Takes the trace: `events` is built last and takes its columns over, so the
-/// decoded trace and its largest table are never both held in full. The other
-/// tables only read the trace and are built on two threads.
+/// Takes the trace and its links, and lets go of each as soon as it can, since
+/// the peak memory of a load is reached here: `ops` (the slowest, on its own
+/// thread, with collectives and the small tables) and `kernels` are built while
+/// the whole links are held; then the links are dropped but for the parents and
+/// edges, which become `events.parent_uid` and `tree_edges`; `events` is built
+/// last and takes the trace's columns over, so the decoded trace and its
+/// largest table are never both held in full.
 pub fn build_tables(
-    trace: RawTrace,
-    links: &Links,
+    mut trace: RawTrace,
+    links: Links,
     trace_name: &str,
-) -> Result<(Vec<(&'static str, RecordBatch)>, Option<ArgsInFile>), ArrowError> {
-    let (derived, side, kernels, tree_edges, kernel_ancestors) = std::thread::scope(|scope| {
-        let trace = &trace;
+) -> Result<(Tables, Option<ArgsInFile>), ArrowError> {
+    // The args held for kernels and collectives (all of them for stdin, whose
+    // events.args come from here): dropped once those two are built.
+    let held_args = std::mem::take(&mut trace.held_args);
+    let (side, kernels, collectives, held_args) = std::thread::scope(|scope| {
+        let (trace, links) = (&trace, &links);
         let side = scope.spawn(move || -> Result<_, ArrowError> {
             Ok((
                 timed("ops", || ops::build(trace, links, trace_name))?,
-                timed("collectives", || {
-                    collectives::build(trace, links, trace_name)
-                })?,
                 trace_meta::build(trace, trace_name)?,
                 threads::build(trace, trace_name)?,
             ))
         });
-        let kernels = timed("kernels", || kernels::build(trace, links, trace_name))?;
-        let derived = timed("events (derived)", || events::derive(trace, links))?;
-        let tree_edges = timed("tree_edges", || tree_edges::build(links, trace_name))?;
-        let kernel_ancestors = timed("kernel_ancestors", || {
-            kernel_ancestors::build(trace, links, trace_name)
+        let kernels = timed("kernels", || {
+            kernels::build(trace, &held_args, links, trace_name)
         })?;
+        let collectives = timed("collectives", || {
+            collectives::build(trace, &held_args, links, trace_name)
+        })?;
+        let held_args = trace.hold_all_args.then_some(held_args);
         let side = side
             .join()
             .map_err(|_| ArrowError::ComputeError("a table builder thread panicked".into()))??;
-        Ok::<_, ArrowError>((derived, side, kernels, tree_edges, kernel_ancestors))
+        Ok::<_, ArrowError>((side, kernels, collectives, held_args))
     })?;
-    let (ops, collectives, trace_meta, threads) = side;
+    if let Some(held_args) = held_args {
+        trace.held_args = held_args;
+    }
+    let (parent, edges) = links.into_parents_and_edges();
+    let derived = timed("events (derived)", || events::derive(&mut trace, &parent))?;
+    drop(parent);
+    let tree_edges = timed("tree_edges", || tree_edges::build(edges, trace_name))?;
+    let (ops, trace_meta, threads) = side;
     let (events, args) = timed("events", || events::build(trace, derived, trace_name))?;
     let tables = vec![
         (events::DOC.name, events),
         (ops::DOC.name, ops),
         (kernels::DOC.name, kernels),
         (tree_edges::DOC.name, tree_edges),
-        (kernel_ancestors::DOC.name, kernel_ancestors),
         (collectives::DOC.name, collectives),
         (trace_meta::DOC.name, trace_meta),
         (threads::DOC.name, threads),

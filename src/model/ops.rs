@@ -1,11 +1,11 @@
 //! `ops`: cpu_ops with their inputs and the GPU time they account for.
 
 use super::columns::{
-    boolean, col, float64, int64, int64_list_list_from_json, repeat_dict, utf8,
+    boolean, col, dict, dict_interned, float64, int64, int64_list_list_from_json, repeat_dict,
     utf8_list_from_json, TableDoc,
 };
 use super::{busy_time, process_label, process_name, thread_name};
-use crate::ingest::{EventKind, OpInputs, RawTrace};
+use crate::ingest::{Column, EventKind, OpInputs, RawTrace};
 use crate::tree::{EdgeKind, Links};
 use datafusion::arrow::{error::ArrowError, record_batch::RecordBatch};
 
@@ -15,14 +15,14 @@ pub const DOC: TableDoc = TableDoc {
     columns: &[
         col!("trace", Utf8Dict, "Trace name."),
         col!("uid", Int64, "Event uid (see events.uid)."),
-        col!("name", Utf8, "Operator name, e.g. aten::addmm."),
+        col!("name", Utf8Dict, "Operator name, e.g. aten::addmm."),
         col!("ts", Float64, "CPU start, µs."),
         col!("dur", Float64, "CPU duration, µs."),
-        col!("pid", Utf8, "Process id as text."),
-        col!("tid", Utf8, "Thread id as text."),
-        col!("process_name", Utf8, "Name of the process from metadata events, 'Unknown' if absent."),
-        col!("process_label", Utf8, "Label of the process (e.g. CPU), 'Unknown' if absent."),
-        col!("thread_name", Utf8, "Name of the thread from metadata events, 'Unknown' if absent."),
+        col!("pid", Utf8Dict, "Process id as text."),
+        col!("tid", Utf8Dict, "Thread id as text."),
+        col!("process_name", Utf8Dict, "Name of the process from metadata events, 'Unknown' if absent."),
+        col!("process_label", Utf8Dict, "Label of the process (e.g. CPU), 'Unknown' if absent."),
+        col!("thread_name", Utf8Dict, "Name of the thread from metadata events, 'Unknown' if absent."),
         col!("external_id", Int64, "args['External id']."),
         col!("seq_num", Int64, "args['Sequence number'] (autograd pairing)."),
         col!("parent_uid", Int64, "Enclosing cpu_op or python frame; NULL for roots."),
@@ -33,10 +33,10 @@ pub const DOC: TableDoc = TableDoc {
         col!("input_types", Utf8List, "args['Input type']: one dtype string per input (c10::BFloat16, float, Scalar, ...)."),
         col!("input_strides", Int64ListList, "args['Input Strides'] parsed like input_dims."),
         col!("concrete_inputs", Utf8List, "args['Concrete Inputs']: literal values of non-tensor inputs as strings, '' for tensors."),
-        col!("input_dims_json", Utf8, "args['Input Dims'] exactly as written (JSON text), nested TensorList shapes included."),
-        col!("input_strides_json", Utf8, "args['Input Strides'] exactly as written (JSON text)."),
-        col!("input_types_json", Utf8, "args['Input type'] exactly as written (JSON text)."),
-        col!("concrete_inputs_json", Utf8, "args['Concrete Inputs'] exactly as written (JSON text)."),
+        col!("input_dims_json", Utf8Dict, "args['Input Dims'] exactly as written (JSON text), nested TensorList shapes included."),
+        col!("input_strides_json", Utf8Dict, "args['Input Strides'] exactly as written (JSON text)."),
+        col!("input_types_json", Utf8Dict, "args['Input type'] exactly as written (JSON text)."),
+        col!("concrete_inputs_json", Utf8Dict, "args['Concrete Inputs'] exactly as written (JSON text)."),
         col!("direct_kernel_count", Int64, "GPU events this op launched itself (its runtime calls, through `execute` wrappers and python frames), collectives excluded."),
         col!("direct_kernel_time", Float64, "Busy time (union of intervals) of those events, µs; 0 if none."),
         col!("subtree_kernel_count", Int64, "All GPU events below this op, collectives included."),
@@ -50,12 +50,17 @@ pub fn build(trace: &RawTrace, links: &Links, name: &str) -> Result<RecordBatch,
         .collect();
     let n = uids.len();
     let inputs = trace.op_inputs_of(&uids);
-    let input = |pick: fn(&OpInputs) -> Option<(u32, u32)>| {
+    let input = |pick: fn(&OpInputs) -> Option<u32>| {
         inputs
             .iter()
             .map(|i| trace.input_text(i.and_then(pick)))
             .collect::<Vec<_>>()
     };
+    let json = |pick: fn(&OpInputs) -> Option<u32>| {
+        dict_interned(inputs.iter().map(|i| i.and_then(pick)), &trace.strings)
+    };
+    let interned =
+        |column: &Column<u32>| dict_interned(uids.iter().map(|&u| column.get(u)), &trace.strings);
     let parent = |u: usize| {
         links.parent[u]
             .filter(|(_, k)| matches!(k, EdgeKind::Host | EdgeKind::Python))
@@ -66,31 +71,22 @@ pub fn build(trace: &RawTrace, links: &Links, name: &str) -> Result<RecordBatch,
     DOC.batch(vec![
         ("trace", repeat_dict(name, n)),
         ("uid", int64(uids.iter().map(|&u| Some(u as i64)))),
-        (
-            "name",
-            utf8(uids.iter().map(|&u| trace.str(trace.name.get(u)))),
-        ),
+        ("name", interned(&trace.name)?),
         ("ts", float64(uids.iter().map(|&u| trace.ts.get(u)))),
         ("dur", float64(uids.iter().map(|&u| trace.dur.get(u)))),
-        (
-            "pid",
-            utf8(uids.iter().map(|&u| trace.str(trace.pid.get(u)))),
-        ),
-        (
-            "tid",
-            utf8(uids.iter().map(|&u| trace.str(trace.tid.get(u)))),
-        ),
+        ("pid", interned(&trace.pid)?),
+        ("tid", interned(&trace.tid)?),
         (
             "process_name",
-            utf8(uids.iter().map(|&u| Some(process_name(trace, u)))),
+            dict(uids.iter().map(|&u| Some(process_name(trace, u))))?,
         ),
         (
             "process_label",
-            utf8(uids.iter().map(|&u| Some(process_label(trace, u)))),
+            dict(uids.iter().map(|&u| Some(process_label(trace, u))))?,
         ),
         (
             "thread_name",
-            utf8(uids.iter().map(|&u| Some(thread_name(trace, u)))),
+            dict(uids.iter().map(|&u| Some(thread_name(trace, u))))?,
         ),
         (
             "external_id",
@@ -123,10 +119,10 @@ pub fn build(trace: &RawTrace, links: &Links, name: &str) -> Result<RecordBatch,
             "concrete_inputs",
             utf8_list_from_json(input(|i| i.concrete)),
         ),
-        ("input_dims_json", utf8(input(|i| i.dims))),
-        ("input_strides_json", utf8(input(|i| i.strides))),
-        ("input_types_json", utf8(input(|i| i.types))),
-        ("concrete_inputs_json", utf8(input(|i| i.concrete))),
+        ("input_dims_json", json(|i| i.dims)?),
+        ("input_strides_json", json(|i| i.strides)?),
+        ("input_types_json", json(|i| i.types)?),
+        ("concrete_inputs_json", json(|i| i.concrete)?),
         (
             "direct_kernel_count",
             int64(uids.iter().map(|&u| Some(direct(u).len() as i64))),

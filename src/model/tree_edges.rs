@@ -1,7 +1,7 @@
 //! `tree_edges`: the call tree as parent → child edges.
 
-use super::columns::{col, int64, repeat_dict, utf8, TableDoc};
-use crate::tree::Links;
+use super::columns::{col, dict, int64, repeat_dict, TableDoc};
+use crate::tree::EdgeKind;
 use datafusion::arrow::{error::ArrowError, record_batch::RecordBatch};
 
 pub const DOC: TableDoc = TableDoc {
@@ -11,12 +11,13 @@ pub const DOC: TableDoc = TableDoc {
         col!("trace", Utf8Dict, "Trace name."),
         col!("parent_uid", Int64, "uid of the enclosing / launching event."),
         col!("child_uid", Int64, "uid of the enclosed / launched event."),
-        col!("kind", Utf8, "host: nesting by time of cpu_ops and runtime calls on one thread; python: a python frame around a frame or a top-level host event; launch: a runtime/driver call and the GPU work it started."),
+        col!("kind", Utf8Dict, "host: nesting by time of cpu_ops and runtime calls on one thread; python: a python frame around a frame or a top-level host event; launch: a runtime/driver call and the GPU work it started."),
     ],
 };
 
-pub fn build(links: &Links, name: &str) -> Result<RecordBatch, ArrowError> {
-    let e = &links.edges;
+/// Builds the table from the call tree's edges (taken: the last use of them).
+pub fn build(edges: Vec<(u32, u32, EdgeKind)>, name: &str) -> Result<RecordBatch, ArrowError> {
+    let e = &edges;
     DOC.batch(vec![
         ("trace", repeat_dict(name, e.len())),
         (
@@ -27,6 +28,6 @@ pub fn build(links: &Links, name: &str) -> Result<RecordBatch, ArrowError> {
             "child_uid",
             int64(e.iter().map(|(_, c, _)| Some(*c as i64))),
         ),
-        ("kind", utf8(e.iter().map(|(_, _, k)| Some(k.as_str())))),
+        ("kind", dict(e.iter().map(|(_, _, k)| Some(k.as_str())))?),
     ])
 }

@@ -74,6 +74,15 @@ impl Links {
     pub fn subtree(&self, uid: u32) -> &[u32] {
         self.subtree_gpu.get(&uid).map_or(&[], Vec::as_slice)
     }
+
+    /// The parents and the edges, the rest dropped: what the last tables built
+    /// need of the links.
+    #[allow(clippy::type_complexity)]
+    pub fn into_parents_and_edges(
+        self,
+    ) -> (Vec<Option<(u32, EdgeKind)>>, Vec<(u32, u32, EdgeKind)>) {
+        (self.parent, self.edges)
+    }
 }
 
 /// Builds the call tree of `trace`.

@@ -103,3 +103,15 @@ pub fn register_all(ctx: &SessionContext) {
     }
     perf::sheet::register(ctx);
 }
+
+/// Whether a function argument of type `t` reads as text: any string flavour, a
+/// dictionary of strings (tracesql's tables dictionary-encode repeated names,
+/// categories and shapes), or NULL. Such arguments are coerced to `Utf8`.
+pub(crate) fn is_text(t: &datafusion::arrow::datatypes::DataType) -> bool {
+    use datafusion::arrow::datatypes::DataType;
+    match t {
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View | DataType::Null => true,
+        DataType::Dictionary(_, value) => is_text(value),
+        _ => false,
+    }
+}

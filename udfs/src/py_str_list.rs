@@ -62,9 +62,7 @@ impl ScalarUDFImpl for PyStrList {
             other => return plan_err!("py_str_list expects a LIST of strings, got {other}"),
         };
         match item.data_type() {
-            DataType::Utf8 | DataType::Utf8View | DataType::LargeUtf8 | DataType::Null => {
-                Ok(vec![DataType::new_list(DataType::Utf8, true)])
-            }
+            t if crate::is_text(t) => Ok(vec![DataType::new_list(DataType::Utf8, true)]),
             other => plan_err!("py_str_list expects a LIST of strings, got a LIST of {other}"),
         }
     }

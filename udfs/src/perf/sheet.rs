@@ -121,9 +121,7 @@ impl ScalarUDFImpl for PerfParamUdf {
         let mut out = vec![params];
         if let Some(second) = arg_types.get(1) {
             match second {
-                DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View | DataType::Null => {
-                    out.push(DataType::Utf8)
-                }
+                t if crate::is_text(t) => out.push(DataType::Utf8),
                 other => return plan_err!("{name}: argument 2 must be a string, got {other}"),
             }
         }

@@ -36,10 +36,7 @@ use datafusion::logical_expr::{
 use super::{compute, resolve, Direction, ModelError, Perf, RawArgs, Semantics};
 
 fn is_string_type(t: &DataType) -> bool {
-    matches!(
-        t,
-        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View | DataType::Null
-    )
+    crate::is_text(t)
 }
 
 fn as_utf8(array: &ArrayRef) -> Result<StringArray> {

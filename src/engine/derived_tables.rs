@@ -1,0 +1,113 @@
+//! Tables not held whole in memory, produced by the queries that read them.
+//!
+//! * `events`: in memory like the others, except its `args` column, read back
+//!   from the trace files only by the scans that project it. `events.args` is
+//!   half of what a load would hold (27 MB of the 55 MB benchmark trace) and no
+//!   shipped report, view or rule reads it; see `ingest::reread`. A scan that
+//!   leaves `args` out serves the batches as they are (their `args` is NULL and
+//!   never seen).
+//! * `kernel_ancestors`: the closure of `events.parent_uid` over the GPU events,
+//!   derived from `events` and `kernels` on each scan (see
+//!   `model::kernel_ancestors`): 7 MB on the benchmark trace, a few ms to build.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use datafusion::arrow::datatypes::SchemaRef;
+use datafusion::arrow::record_batch::RecordBatch;
+use datafusion::catalog::{Session, TableProvider};
+use datafusion::datasource::{MemTable, TableType};
+use datafusion::error::{DataFusionError, Result};
+use datafusion::logical_expr::Expr;
+use datafusion::physical_plan::ExecutionPlan;
+
+use crate::ingest::ArgsInFile;
+use crate::model::{events_with_args, kernel_ancestors};
+
+/// One trace's events and where its args are, when they are not in the batch.
+pub type TraceEvents = (RecordBatch, Option<Arc<ArgsInFile>>);
+
+/// One trace's `events` and `kernels` batches, and its name.
+pub struct TraceTree {
+    pub name: String,
+    pub events: RecordBatch,
+    pub kernels: RecordBatch,
+}
+
+/// Produces a scan's batches from its projection (column indexes; None: all).
+type Produce = dyn Fn(Option<&Vec<usize>>) -> Result<Vec<RecordBatch>> + Send + Sync;
+
+/// A table whose batches are produced for each scan, then served from memory.
+pub struct ProducedTable {
+    name: &'static str,
+    schema: SchemaRef,
+    produce: Box<Produce>,
+}
+
+impl std::fmt::Debug for ProducedTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "table {} (produced on scan)", self.name)
+    }
+}
+
+/// `events`: the batches as they are, with their args read back from the files
+/// when the projection includes `args`.
+pub fn events(schema: SchemaRef, traces: Vec<TraceEvents>) -> Result<ProducedTable> {
+    let args = schema.index_of("args")?;
+    let produce = move |projection: Option<&Vec<usize>>| {
+        let wants_args = projection.is_none_or(|columns| columns.contains(&args));
+        traces
+            .iter()
+            .map(|(batch, in_file)| match in_file {
+                Some(in_file) if wants_args => events_with_args(batch, in_file)
+                    .map_err(|e| DataFusionError::External(Box::new(e))),
+                _ => Ok(batch.clone()),
+            })
+            .collect()
+    };
+    Ok(ProducedTable {
+        name: "events",
+        schema,
+        produce: Box::new(produce),
+    })
+}
+
+/// `kernel_ancestors`, derived from each trace's events and kernels.
+pub fn kernel_ancestors(schema: SchemaRef, traces: Vec<TraceTree>) -> ProducedTable {
+    let produce = move |_: Option<&Vec<usize>>| {
+        let derive = |t: &TraceTree| kernel_ancestors::derive(&t.events, &t.kernels, &t.name);
+        Ok(traces
+            .iter()
+            .map(derive)
+            .collect::<std::result::Result<_, _>>()?)
+    };
+    ProducedTable {
+        name: "kernel_ancestors",
+        schema,
+        produce: Box::new(produce),
+    }
+}
+
+#[async_trait]
+impl TableProvider for ProducedTable {
+    fn schema(&self) -> SchemaRef {
+        Arc::clone(&self.schema)
+    }
+
+    fn table_type(&self) -> TableType {
+        TableType::Base
+    }
+
+    async fn scan(
+        &self,
+        state: &dyn Session,
+        projection: Option<&Vec<usize>>,
+        filters: &[Expr],
+        limit: Option<usize>,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        let batches = (self.produce)(projection)?;
+        MemTable::try_new(Arc::clone(&self.schema), vec![batches])?
+            .scan(state, projection, filters, limit)
+            .await
+    }
+}
