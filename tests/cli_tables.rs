@@ -1,0 +1,67 @@
+//! `tracesql tables` counts each table's rows from the loaded traces (no SQL
+//! session): the counts must be what SQL counts, `kernel_ancestors` (derived
+//! when read) included, for one trace and for several.
+
+use std::process::Command;
+
+const BIN: &str = env!("CARGO_BIN_EXE_tracesql");
+
+fn fixture(name: &str) -> String {
+    format!("{}/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn run(args: &[&str]) -> String {
+    let out = Command::new(BIN)
+        .args(args)
+        .output()
+        .expect("tracesql runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("utf-8 output")
+}
+
+/// `(table, rows)` from the `tables` listing (a box-drawn table).
+fn listed_counts(traces: &[&str]) -> Vec<(String, u64)> {
+    let mut args = vec!["tables"];
+    args.extend_from_slice(traces);
+    run(&args)
+        .lines()
+        .filter_map(|line| {
+            let cells: Vec<&str> = line
+                .split('┆')
+                .map(|c| c.trim_matches(['│', ' ']))
+                .collect();
+            Some((cells.first()?.to_string(), cells.get(1)?.parse().ok()?))
+        })
+        .collect()
+}
+
+fn sql_count(traces: &[&str], table: &str) -> u64 {
+    let sql = format!("SELECT count(*) FROM {table}");
+    let mut args = vec!["query"];
+    args.extend_from_slice(traces);
+    args.extend_from_slice(&["--format", "csv", "-e", &sql]);
+    let out = run(&args);
+    out.lines()
+        .nth(1)
+        .and_then(|l| l.trim().parse().ok())
+        .expect("a count")
+}
+
+#[test]
+fn tables_lists_what_sql_counts() {
+    let (one, two) = (fixture("nccl_graph.json"), fixture("basic_linear.json"));
+    for traces in [vec![one.as_str()], vec![one.as_str(), two.as_str()]] {
+        let listed = listed_counts(&traces);
+        assert_eq!(listed.len(), 8, "every table is listed: {listed:?}");
+        assert!(listed
+            .iter()
+            .any(|(t, n)| t == "kernel_ancestors" && *n > 0));
+        for (table, rows) in listed {
+            assert_eq!(rows, sql_count(&traces, &table), "{table} in {traces:?}");
+        }
+    }
+}
