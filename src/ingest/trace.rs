@@ -390,6 +390,8 @@ pub(super) const ARGS_TOO_LARGE: &str =
 pub struct RawTrace {
     /// The input as named by the user.
     pub source: String,
+    /// Every distinct text the columns below refer to: ph, cat, name, pid and
+    /// tid values and the cpu_ops' input descriptions ([`OpInputs`]).
     pub strings: Strings,
     pub kind: Vec<EventKind>,
     /// Interned strings ([`RawTrace::str`]).

@@ -187,7 +187,7 @@ pub fn dict_interned(
 }
 
 /// A string column taken over from text stored back to back (see
-/// `RawTrace::args_text`): no copy.
+/// `ingest::ArgsText`): no copy.
 pub fn utf8_parts(text: String, offsets: Vec<i32>, valid: Bits) -> Result<ArrayRef, ArrowError> {
     let array = StringArray::try_new(
         OffsetBuffer::new(ScalarBuffer::from(offsets)),
