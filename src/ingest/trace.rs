@@ -331,11 +331,11 @@ impl ArgsText {
     }
 
     fn append(&mut self, other: &ArgsText) -> Result<(), String> {
-        let base = self.text.len();
-        let base = i32::try_from(base).map_err(|_| ARGS_TOO_LARGE.to_string())?;
-        if i32::try_from(base as usize + other.text.len()).is_err() {
+        if i32::try_from(self.text.len() + other.text.len()).is_err() {
             return Err(ARGS_TOO_LARGE.into());
         }
+        // Under 2 GiB, checked when pushed.
+        let base = self.text.len() as i32;
         self.text.push_str(&other.text);
         let offsets = other.offsets.0.iter().skip(1);
         self.offsets.0.extend(offsets.map(|&o| o + base));

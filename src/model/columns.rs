@@ -3,8 +3,8 @@
 use std::sync::Arc;
 
 use datafusion::arrow::array::{
-    ArrayRef, BooleanArray, DictionaryArray, Float64Array, Int32Array, Int64Array, Int64Builder,
-    ListBuilder, StringArray, StringBuilder, StringDictionaryBuilder,
+    ArrayBuilder, ArrayRef, BooleanArray, DictionaryArray, Float64Array, Int32Array, Int64Array,
+    Int64Builder, ListBuilder, StringArray, StringBuilder, StringDictionaryBuilder,
 };
 use datafusion::arrow::buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use datafusion::arrow::datatypes::{DataType, Field, Int32Type, Schema, SchemaRef};
@@ -157,33 +157,51 @@ pub fn dict<S: AsRef<str>>(
     Ok(Arc::new(builder.finish()))
 }
 
-/// A dictionary-encoded column of interned strings (ids into `strings`, see
-/// `ingest::Strings`): the keys are the ids renumbered in order of first use, so
-/// no string is hashed again.
+/// Dictionary keys for interned ids (into `strings`, see `ingest::Strings`):
+/// the ids renumbered in order of first use, each one's string collected once,
+/// so no string is hashed again.
+struct InternedKeys<'a> {
+    strings: &'a Strings,
+    /// Key of each id; -1 until the id is first seen.
+    key_of: Vec<i32>,
+    values: StringBuilder,
+}
+
+impl<'a> InternedKeys<'a> {
+    fn new(strings: &'a Strings) -> Self {
+        InternedKeys {
+            strings,
+            key_of: vec![-1; strings.len()],
+            values: StringBuilder::new(),
+        }
+    }
+
+    /// The key of `id`; None for an id `strings` does not hold.
+    fn key(&mut self, id: u32) -> Option<i32> {
+        let key = self.key_of.get_mut(id as usize)?;
+        if *key < 0 {
+            *key = self.values.len() as i32;
+            self.values.append_value(self.strings.get(id));
+        }
+        Some(*key)
+    }
+
+    fn finish(mut self, keys: Int32Array) -> Result<ArrayRef, ArrowError> {
+        let values: ArrayRef = Arc::new(self.values.finish());
+        Ok(Arc::new(DictionaryArray::<Int32Type>::try_new(
+            keys, values,
+        )?))
+    }
+}
+
+/// A dictionary-encoded column of interned strings ([`InternedKeys`]).
 pub fn dict_interned(
     ids: impl Iterator<Item = Option<u32>>,
     strings: &Strings,
 ) -> Result<ArrayRef, ArrowError> {
-    const UNSEEN: i32 = -1;
-    let mut key_of = vec![UNSEEN; strings.len()];
-    let mut values = StringBuilder::new();
-    let mut next = 0i32;
-    let keys: Int32Array = ids
-        .map(|id| {
-            let id = id? as usize;
-            let key = key_of.get_mut(id)?;
-            if *key == UNSEEN {
-                *key = next;
-                next += 1;
-                values.append_value(strings.get(id as u32));
-            }
-            Some(*key)
-        })
-        .collect();
-    let values: ArrayRef = Arc::new(values.finish());
-    Ok(Arc::new(DictionaryArray::<Int32Type>::try_new(
-        keys, values,
-    )?))
+    let mut keys = InternedKeys::new(strings);
+    let rows: Int32Array = ids.map(|id| keys.key(id?)).collect();
+    keys.finish(rows)
 }
 
 /// A string column taken over from text stored back to back (see
@@ -207,33 +225,18 @@ pub fn repeat_dict(value: &str, n: usize) -> ArrayRef {
 /// [`dict_interned`] of a whole column, taken over: its ids are renumbered in
 /// place into the keys, so the column is never held twice.
 pub fn dict_from_ids(column: Column<u32>, strings: &Strings) -> Result<ArrayRef, ArrowError> {
-    const UNSEEN: i32 = -1;
     let (ids, valid) = column.into_parts();
-    let mut key_of = vec![UNSEEN; strings.len()];
-    let mut values = StringBuilder::new();
-    let mut next = 0i32;
+    let mut keys = InternedKeys::new(strings);
     // Same size and alignment: the collect reuses the ids' allocation.
-    let keys: Vec<i32> = ids
+    let rows: Vec<i32> = ids
         .into_iter()
         .enumerate()
-        .map(|(row, id)| {
-            let key = match key_of.get_mut(id as usize) {
-                Some(key) if valid.get(row) => key,
-                _ => return 0,
-            };
-            if *key == UNSEEN {
-                *key = next;
-                next += 1;
-                values.append_value(strings.get(id));
-            }
-            *key
+        .map(|(row, id)| match valid.get(row) {
+            true => keys.key(id).unwrap_or(0),
+            false => 0,
         })
         .collect();
-    let keys = Int32Array::new(ScalarBuffer::from(keys), nulls(valid));
-    let values: ArrayRef = Arc::new(values.finish());
-    Ok(Arc::new(DictionaryArray::<Int32Type>::try_new(
-        keys, values,
-    )?))
+    keys.finish(Int32Array::new(ScalarBuffer::from(rows), nulls(valid)))
 }
 
 /// A validity bitmap as Arrow's null buffer (None when nothing is null).
