@@ -17,7 +17,7 @@ use datafusion::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use super::LoadedTrace;
 use crate::export::{ExportedTrace, Manifest, TraceInfo, FORMAT, FORMAT_VERSION, MARKER};
 use crate::ingest::{IngestError, Problem};
-use crate::model::{TableDoc, SCHEMA_VERSION, TABLES};
+use crate::model::{kernel_ancestors, TableDoc, SCHEMA_VERSION, TABLES};
 
 /// Whether `path` names a directory (an export, or a mistake to report).
 pub fn is_directory(path: &str) -> bool {
@@ -78,12 +78,17 @@ pub fn read_export(dir: &str) -> Result<Vec<(LoadedTrace, TraceInfo)>, IngestErr
         .collect()
 }
 
-/// Reads one trace's tables, one thread per table.
+/// Reads one trace's tables, one thread per table. `kernel_ancestors` is left
+/// out: it is derived from events and kernels when read, as for a trace loaded
+/// from JSON (the export holds it for other tools).
 fn read_trace(dir: &str, trace: &ExportedTrace) -> Result<LoadedTrace, IngestError> {
     let root = Path::new(dir);
+    let held = || {
+        let derived = kernel_ancestors::DOC.name;
+        TABLES.iter().filter(move |doc| doc.name != derived)
+    };
     let results: Vec<Result<RecordBatch, String>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = TABLES
-            .iter()
+        let handles: Vec<_> = held()
             .map(|doc| {
                 let path = Manifest::data_file(root, "tables", doc.name, trace);
                 scope.spawn(move || {
@@ -100,7 +105,7 @@ fn read_trace(dir: &str, trace: &ExportedTrace) -> Result<LoadedTrace, IngestErr
             .collect()
     });
     let mut tables = Vec::with_capacity(TABLES.len());
-    for (doc, result) in TABLES.iter().zip(results) {
+    for (doc, result) in held().zip(results) {
         tables.push((doc.name, result.map_err(|e| fail(dir, e))?));
     }
     Ok(LoadedTrace {
