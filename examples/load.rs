@@ -6,7 +6,7 @@
 
 use std::time::Instant;
 
-use tracesql::{engine, ingest, model, tree};
+use tracesql::{ingest, load, model, tree};
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -28,7 +28,7 @@ fn main() {
         let links = tree::link(&raw);
         let linked = start.elapsed();
         let events = raw.len();
-        let tables = match model::build_tables(raw, links, &engine::trace_name(&path)) {
+        let tables = match model::build_tables(raw, links, &load::trace_name(&path)) {
             Ok((tables, _args_in_file)) => tables,
             Err(e) => {
                 eprintln!("error: cannot build tables: {e}");

@@ -1,16 +1,32 @@
 //! tracesql: PyTorch profiler traces as SQL tables.
 //!
-//! The pipeline, one module per stage:
-//! `ingest` (file → decoded events) → `tree` (call-tree links) → `model` (Arrow
-//! tables) → `engine` (DataFusion session) → `output` (rendering); `analyze`
-//! runs the rules and renders the analysis report; `export`
-//! writes a Parquet dataset that `engine` can reopen in place of the trace.
+//! The pipeline runs one way, one module per stage; a module uses only the
+//! modules before it in this list (checked by the `layering` test below, and
+//! drawn in ARCHITECTURE.md):
+//!
+//! | module | what it does |
+//! |---|---|
+//! | `timing` | phase timings on stderr (`TRACESQL_TIMINGS`) |
+//! | `ingest` | bytes of a trace file → decoded events (`RawTrace`); one reader per input format |
+//! | `tree` | the call-tree links between those events |
+//! | `model` | events + links → the Arrow tables, with their column docs |
+//! | `load` | a trace file or an export directory → tables (`LoadedTrace`), with its provenance and the export manifest |
+//! | `catalog` | the SQL files: views, categories, reports, rules, their headers |
+//! | `output` | writers and printers of results: terminal, CSV, Markdown, Excel, Parquet, atomic files |
+//! | `engine` | the DataFusion session: tables, views, UDFs, table functions, platforms, the session's own catalog tables |
+//! | `report` | runs the report queries into sheets |
+//! | `analyze` | runs the rules and renders the analysis |
+//! | `export` | writes a Parquet dataset that `load` reopens |
+//! | `repl` | the interactive shell |
+//!
+//! The binary (`main.rs`) parses the command line and calls these.
 
 pub mod analyze;
 pub mod catalog;
 pub mod engine;
 pub mod export;
 pub mod ingest;
+pub mod load;
 pub mod model;
 pub mod output;
 pub mod repl;
@@ -52,4 +68,103 @@ impl Error {
 /// Joins a multi-line message into one line.
 pub fn one_line(message: &str) -> String {
     message.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The module graph is one-way: each module may use only those listed before
+/// it in [`LAYERS`](layering::LAYERS). A `crate::` path to a later module fails here,
+/// naming the file and line, so a cycle cannot creep back in.
+#[cfg(test)]
+mod layering {
+    /// Top-level modules, lowest first (the pipeline's order).
+    pub const LAYERS: &[&str] = &[
+        "timing", "ingest", "tree", "model", "load", "catalog", "output", "engine", "report",
+        "analyze", "export", "repl",
+    ];
+
+    /// Every `crate::<module>` named in code (not in comments) of `text`.
+    fn crate_paths(text: &str) -> Vec<(usize, String)> {
+        let mut found = Vec::new();
+        for (i, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            let mut rest = code;
+            while let Some(at) = rest.find("crate::") {
+                let after = &rest[at + "crate::".len()..];
+                let name: String = after
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                found.push((i + 1, name));
+                rest = after;
+            }
+            // `use crate::{a, b::c}` names several modules at once.
+            if let Some(group) = code.split("crate::{").nth(1) {
+                for item in group.split(',') {
+                    let name: String = item
+                        .trim()
+                        .chars()
+                        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                        .collect();
+                    found.push((i + 1, name));
+                }
+            }
+        }
+        found
+    }
+
+    fn rust_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        let entries = std::fs::read_dir(dir).expect("src is readable");
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                rust_files(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+
+    #[test]
+    fn modules_use_only_the_modules_below_them() {
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut files = Vec::new();
+        rust_files(&src, &mut files);
+        let mut wrong = Vec::new();
+        let mut checked = 0;
+        for file in files {
+            let relative = file.strip_prefix(&src).expect("under src");
+            let top = relative.components().next().expect("a component");
+            let top = top.as_os_str().to_string_lossy();
+            let module = top.trim_end_matches(".rs");
+            let Some(level) = LAYERS.iter().position(|m| *m == module) else {
+                // lib.rs and main.rs sit above every module.
+                assert!(
+                    matches!(module, "lib" | "main"),
+                    "{module}: a top-level module missing from LAYERS"
+                );
+                continue;
+            };
+            let text = std::fs::read_to_string(&file).expect("source is readable");
+            for (line, name) in crate_paths(&text) {
+                let Some(used) = LAYERS.iter().position(|m| *m == name) else {
+                    continue; // crate-root items: Error, one_line
+                };
+                checked += 1;
+                if used > level {
+                    wrong.push(format!(
+                        "src/{}:{line}: {module} uses {name}, a later module",
+                        relative.display()
+                    ));
+                }
+            }
+        }
+        assert!(checked > 50, "found only {checked} crate:: paths");
+        assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    }
+
+    #[test]
+    fn the_check_sees_paths_in_code_and_groups_but_not_in_comments() {
+        let text = "use crate::engine::Engine;\n// crate::report is only named\nuse crate::{load, output::Sheet};\nlet x = crate::timing::Phase::start(\"a\");";
+        let names: Vec<String> = crate_paths(text).into_iter().map(|(_, n)| n).collect();
+        assert_eq!(names, ["engine", "", "load", "output", "timing"]);
+    }
 }

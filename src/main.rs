@@ -6,12 +6,14 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use tracesql::catalog::Catalog;
-use tracesql::engine::reopen::is_directory;
-use tracesql::engine::{load_input, Engine, LoadedTrace};
-use tracesql::export::{export_parquet, load_described, stored_reports, ExportOptions, TraceInfo};
-use tracesql::model::{table_doc, TABLES};
-use tracesql::output::report_csv::{write_csv, write_markdown};
-use tracesql::output::{write_batches, Format};
+use tracesql::engine::session_catalog::{model_and_catalog_rows, tables_batch};
+use tracesql::engine::Engine;
+use tracesql::export::{export_parquet, stored_reports, ExportOptions};
+use tracesql::load::reopen::is_directory;
+use tracesql::load::{load_described, load_input, LoadedTrace, TraceInfo};
+use tracesql::output::terminal::{
+    print_batches, print_listing, write_rows, PrintFormat, PrintOptions,
+};
 use tracesql::report::{run_reports, write_csv_dir, write_xlsx, Sheet};
 use tracesql::Error;
 
@@ -60,9 +62,10 @@ enum Command {
         /// A file of SQL to run.
         #[arg(short = 'f', long = "file")]
         file: Option<String>,
-        /// Output format.
-        #[arg(long, value_enum, default_value_t = Format::Table)]
-        format: Format,
+        /// Output format: a table for reading (floats rounded, fitted to the
+        /// terminal), or csv / json / md at full precision.
+        #[arg(long, value_enum, default_value_t = PrintFormat::Table)]
+        format: PrintFormat,
     },
     /// List the tables of the loaded traces and their row counts.
     #[command(after_help = "Example:\n  tracesql tables trace.json.gz")]
@@ -91,8 +94,8 @@ enum Command {
         #[arg(long, value_delimiter = ',')]
         only: Option<Vec<String>>,
         /// Terminal format when printing reports (with --only or without --out).
-        #[arg(long, value_enum, default_value_t = ReportFormat::Table)]
-        format: ReportFormat,
+        #[arg(long, value_enum, default_value_t = PrintFormat::Table)]
+        format: PrintFormat,
         /// With an export directory: run the reports over its tables even when the
         /// reports it stores are current (by default those are reused when they
         /// were made by this tracesql with the same queries and platform).
@@ -158,14 +161,6 @@ enum QueriesAction {
     Show { name: String },
 }
 
-/// How `report` prints to the terminal.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum ReportFormat {
-    Table,
-    Csv,
-    Md,
-}
-
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let timing = tracesql::timing::Phase::start("run");
@@ -223,19 +218,15 @@ fn run(cli: Cli) -> Result<(), Error> {
             // needs no SQL session (whose setup alone pages in ~15 MB of code).
             let loaded = load_traces(&traces)?;
             let count = |table: &str| -> usize { loaded.iter().map(|t| t.row_count(table)).sum() };
-            let rows: Vec<[String; 3]> = TABLES
-                .iter()
-                .map(|t| {
-                    [
-                        t.name.to_string(),
-                        count(t.name).to_string(),
-                        t.doc.to_string(),
-                    ]
-                })
-                .collect();
-            print_rows(&["table", "rows", "description"], rows)
+            let mut rows = model_and_catalog_rows(&catalog, &count);
+            rows.retain(|r| r.kind == "table");
+            let batch = tables_batch(&rows).map_err(Error::query)?;
+            // `tracesql_tables` less its kind column, the first named `table`.
+            let shown = batch.project(&[0, 2, 3]).map_err(Error::query)?;
+            let shown = rename_first_column(&shown, "table")?;
+            print_listing_stdout(&shown)
         }
-        Command::Schema { table } => schema(table.as_deref()),
+        Command::Schema { table } => schema(&catalog, table.as_deref()),
         Command::Report {
             traces,
             out,
@@ -279,7 +270,10 @@ fn run(cli: Cli) -> Result<(), Error> {
             }
             Ok(())
         }
-        Command::Queries { action: None } => list_queries(&catalog),
+        Command::Queries { action: None } => {
+            let engine = Engine::with_catalog(catalog);
+            print_listing_stdout(&engine.queries_listing().map_err(Error::query)?)
+        }
         Command::Queries {
             action: Some(QueriesAction::Show { name }),
         } => {
@@ -371,7 +365,7 @@ struct ReportOutputs<'a> {
 #[derive(Clone, Copy)]
 struct ReportOptions<'a> {
     only: Option<&'a [String]>,
-    format: ReportFormat,
+    format: PrintFormat,
     /// Never reuse the reports an export directory stores.
     recompute: bool,
 }
@@ -508,27 +502,36 @@ fn per_trace_file(file: &std::path::Path, trace: &str) -> std::path::PathBuf {
 fn print_sheets(
     trace: &str,
     sheets: &[Sheet],
-    format: ReportFormat,
+    format: PrintFormat,
     top_only: bool,
 ) -> Result<(), Error> {
     const TOP_ROWS: usize = 10;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let io = |e: std::io::Error| Error::Output(e.to_string());
+    let options = PrintOptions::command(format);
+    let limit = if top_only { TOP_ROWS } else { usize::MAX };
     for sheet in sheets {
-        let batches = if top_only {
-            tracesql::repl::print::head(&sheet.batches, TOP_ROWS)
-        } else {
-            sheet.batches.clone()
-        };
-        let shown: usize = batches.iter().map(|b| b.num_rows()).sum();
         writeln!(out, "== {trace}: {} ({} rows)", sheet.sheet, sheet.rows()).map_err(io)?;
-        match format {
-            ReportFormat::Table => write_batches(&mut out, &batches, Format::Table)
-                .map_err(|e| Error::Output(e.to_string()))?,
-            ReportFormat::Csv => write_csv(&mut out, &sheet.header, &batches).map_err(io)?,
-            ReportFormat::Md => write_markdown(&mut out, &sheet.header, &batches).map_err(io)?,
-        }
+        let schema = datafusion::arrow::datatypes::Schema::new(
+            sheet
+                .header
+                .iter()
+                .map(|h| {
+                    datafusion::arrow::datatypes::Field::new(
+                        h,
+                        datafusion::arrow::datatypes::DataType::Utf8,
+                        true,
+                    )
+                })
+                .collect::<Vec<_>>(),
+        );
+        let schema = sheet
+            .batches
+            .first()
+            .map_or(schema, |b| b.schema().as_ref().clone());
+        let shown =
+            write_rows(&mut out, &schema, &sheet.batches, limit, true, &options).map_err(io)?;
         if shown < sheet.rows() {
             let more = sheet.rows() - shown;
             writeln!(
@@ -591,21 +594,6 @@ fn analyze(
     Ok(())
 }
 
-fn list_queries(catalog: &Catalog) -> Result<(), Error> {
-    let rows: Vec<[String; 4]> = catalog
-        .iter()
-        .map(|q| {
-            [
-                q.name.clone(),
-                q.kind.as_str().to_string(),
-                q.version.to_string(),
-                q.description.clone(),
-            ]
-        })
-        .collect();
-    print_rows(&["name", "kind", "version", "description"], rows)
-}
-
 fn runtime() -> Result<tokio::runtime::Runtime, Error> {
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -613,54 +601,82 @@ fn runtime() -> Result<tokio::runtime::Runtime, Error> {
         .map_err(|e| Error::Output(format!("cannot start the query runtime: {e}")))
 }
 
-fn query(engine: &Engine, sql: &str, format: Format) -> Result<(), Error> {
+fn query(engine: &Engine, sql: &str, format: PrintFormat) -> Result<(), Error> {
     let results = runtime()?
         .block_on(engine.run_sql(sql))
         .map_err(Error::query)?;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
+    let options = PrintOptions::command(format);
     for batches in &results {
-        write_batches(&mut out, batches, format).map_err(|e| Error::Output(e.to_string()))?;
+        let Some(schema) = batches.first().map(|b| b.schema()) else {
+            // A statement without rows to show (SET, CREATE VIEW, ...).
+            continue;
+        };
+        print_batches(&mut out, &schema, batches, None, &options)
+            .map_err(|e| Error::Output(e.to_string()))?;
     }
     out.flush().map_err(|e| Error::Output(e.to_string()))
 }
 
-fn schema(table: Option<&str>) -> Result<(), Error> {
-    let docs = match table {
-        Some(name) => vec![table_doc(name).ok_or_else(|| {
-            let known: Vec<&str> = TABLES.iter().map(|t| t.name).collect();
-            Error::Usage(format!(
-                "unknown table '{name}'; tables are: {}",
-                known.join(", ")
-            ))
-        })?],
-        None => TABLES.to_vec(),
-    };
-    let mut out = String::new();
-    for doc in docs {
-        out.push_str(&format!("{}: {}\n", doc.name, doc.doc));
-        for c in doc.columns {
-            out.push_str(&format!(
-                "  {:<22} {:<14} {}\n",
-                c.name,
-                c.ty.data_type().to_string(),
-                c.doc
-            ));
+/// `tracesql schema [TABLE]`: the columns of one table, view or function, or of
+/// every table of the trace model, from the session's `tracesql_columns`.
+fn schema(catalog: &Catalog, table: Option<&str>) -> Result<(), Error> {
+    let engine = Engine::with_catalog(catalog.clone());
+    let listing = match table {
+        Some(name) => {
+            let name = name.to_ascii_lowercase();
+            runtime()?
+                .block_on(engine.columns_listing(Some(&name)))
+                .map_err(|_| {
+                    Error::Usage(format!(
+                        "unknown table '{name}' (see `tracesql tables` or SELECT * FROM tracesql_tables)"
+                    ))
+                })?
         }
-        out.push('\n');
-    }
-    std::io::stdout()
-        .write_all(out.as_bytes())
-        .map_err(|e| Error::Output(e.to_string()))
+        None => {
+            let listing = runtime()?
+                .block_on(engine.columns_listing(None))
+                .map_err(Error::query)?;
+            only_model_tables(&listing)?
+        }
+    };
+    print_listing_stdout(&listing)
 }
 
-fn print_rows<const N: usize>(header: &[&str; N], rows: Vec<[String; N]>) -> Result<(), Error> {
-    let mut table = comfy_table::Table::new();
-    table.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
-    table.set_header(header.to_vec());
-    for row in rows {
-        table.add_row(row.to_vec());
+/// The rows of a `tracesql_columns` listing that belong to the trace model's tables.
+fn only_model_tables(
+    listing: &datafusion::arrow::record_batch::RecordBatch,
+) -> Result<datafusion::arrow::record_batch::RecordBatch, Error> {
+    use datafusion::arrow::array::{AsArray, BooleanArray};
+    let tables = listing.column(0).as_string::<i32>();
+    let keep: BooleanArray = tables
+        .iter()
+        .map(|t| Some(t.is_some_and(|t| tracesql::model::table_doc(t).is_some())))
+        .collect();
+    datafusion::arrow::compute::filter_record_batch(listing, &keep).map_err(Error::query)
+}
+
+/// `batch` with its first column renamed.
+fn rename_first_column(
+    batch: &datafusion::arrow::record_batch::RecordBatch,
+    name: &str,
+) -> Result<datafusion::arrow::record_batch::RecordBatch, Error> {
+    let schema = batch.schema();
+    let mut fields: Vec<_> = schema.fields().iter().map(|f| f.as_ref().clone()).collect();
+    if let Some(first) = fields.first_mut() {
+        *first = first.clone().with_name(name);
     }
-    println!("{table}");
-    Ok(())
+    let schema = std::sync::Arc::new(datafusion::arrow::datatypes::Schema::new(fields));
+    datafusion::arrow::record_batch::RecordBatch::try_new(schema, batch.columns().to_vec())
+        .map_err(Error::query)
+}
+
+/// Prints a listing (every row, no footer) as a table for reading.
+fn print_listing_stdout(batch: &datafusion::arrow::record_batch::RecordBatch) -> Result<(), Error> {
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    print_listing(&mut out, batch, &PrintOptions::command(PrintFormat::Table))
+        .and_then(|()| out.flush())
+        .map_err(|e| Error::Output(e.to_string()))
 }

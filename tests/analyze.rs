@@ -11,7 +11,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use tracesql::analyze::{analyze, Analysis};
-use tracesql::engine::{load_trace, Engine};
+use tracesql::engine::Engine;
+use tracesql::load::load_trace;
 
 const BIN: &str = env!("CARGO_BIN_EXE_tracesql");
 

@@ -17,7 +17,8 @@ use common::fixture;
 use datafusion::arrow::datatypes::DataType;
 use datafusion::datasource::MemTable;
 use serde_json::Value;
-use tracesql::engine::{load_trace, Engine};
+use tracesql::engine::Engine;
+use tracesql::load::load_trace;
 
 /// The rules this file covers.
 const RULES: [&str; 9] = [

@@ -8,7 +8,8 @@ use std::process::{Command, Stdio};
 
 use datafusion::arrow::array::{Array, AsArray};
 use serde_json::value::RawValue;
-use tracesql::engine::{load_trace, Engine};
+use tracesql::engine::Engine;
+use tracesql::load::load_trace;
 
 const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/nccl_graph.json");
 const ARGS_SQL: &str = "SELECT uid, args FROM events ORDER BY uid";

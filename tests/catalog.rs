@@ -7,7 +7,8 @@ use std::process::Command;
 
 use common::{fixture, rows};
 use tracesql::catalog::{Catalog, QueryKind};
-use tracesql::engine::{load_trace, Engine};
+use tracesql::engine::Engine;
+use tracesql::load::load_trace;
 
 const BIN: &str = env!("CARGO_BIN_EXE_tracesql");
 

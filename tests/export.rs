@@ -19,8 +19,9 @@ use datafusion::parquet::file::reader::{FileReader, SerializedFileReader};
 
 use common::fixture;
 use tracesql::catalog::Catalog;
-use tracesql::engine::{load_input, load_trace, Engine, LoadedTrace};
-use tracesql::export::{export_parquet, ExportOptions, Manifest, MARKER};
+use tracesql::engine::Engine;
+use tracesql::export::{export_parquet, ExportOptions};
+use tracesql::load::{load_input, load_trace, LoadedTrace, Manifest, MARKER};
 use tracesql::model::TABLES;
 use tracesql::report::{run_reports, Sheet};
 
@@ -262,7 +263,7 @@ async fn every_file_carries_its_provenance() {
     assert_eq!(report["tracesql.source_sha256"], info.source_sha256);
 
     // The hash is of the file as stored.
-    let expected = tracesql::export::sha256_file(Path::new(&trace)).unwrap();
+    let expected = tracesql::load::sha256_file(Path::new(&trace)).unwrap();
     assert_eq!(info.source_sha256, expected);
 }
 

@@ -9,7 +9,8 @@ mod common;
 use std::io::Write;
 
 use common::{engine_with, fixture, rows};
-use tracesql::engine::{load_trace, Engine};
+use tracesql::engine::Engine;
+use tracesql::load::load_trace;
 
 /// One fixture's expectations.
 struct Fixture {

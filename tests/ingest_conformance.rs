@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 
 use datafusion::arrow::util::display::array_value_to_string;
 use serde_json::Value;
-use tracesql::engine::{load_trace, Engine};
+use tracesql::engine::Engine;
+use tracesql::load::load_trace;
 
 /// `../shared/<name>`, or None (with a note) when absent outside CI.
 fn shared_dir(env: &str, name: &str) -> Option<PathBuf> {

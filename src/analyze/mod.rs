@@ -17,7 +17,7 @@ use crate::engine::Engine;
 use crate::output::report_csv;
 use crate::Error;
 
-pub use runner::{findings_raw_schema, register_findings_raw, RuleRun};
+pub use runner::RuleRun;
 
 /// The catalog queries the report is made of, in the order they run.
 pub const SECTION_QUERIES: [&str; 6] = [

@@ -9,113 +9,37 @@ use std::sync::Arc;
 
 use datafusion::arrow::array::{ArrayRef, Int64Array, RecordBatch, StringArray};
 use datafusion::arrow::compute::cast;
-use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
-use datafusion::datasource::MemTable;
-use datafusion::error::DataFusionError;
-use datafusion::prelude::SessionContext;
+use datafusion::arrow::datatypes::{DataType, Schema};
 
+use crate::catalog::rule_contract::{findings_raw_schema, ColumnType, RULE_COLUMNS};
 use crate::catalog::{Query, QueryKind};
 use crate::engine::Engine;
 use crate::Error;
 
-/// The table the rules' rows are stacked into.
-pub const FINDINGS_RAW: &str = "findings_raw";
-
-/// The SQL type a rule column must have.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum ColumnType {
-    Varchar,
-    Double,
-    Bigint,
-    UidList,
-}
-
-impl ColumnType {
-    fn sql(self) -> &'static str {
-        match self {
-            ColumnType::Varchar => "VARCHAR",
-            ColumnType::Double => "DOUBLE",
-            ColumnType::Bigint => "BIGINT",
-            ColumnType::UidList => "BIGINT[] (List(Int64))",
-        }
+/// Whether a rule's column of type `got` is accepted (and cast to `arrow()`).
+/// An untyped NULL column fits every type; strings may be any string type
+/// or a dictionary of strings;
+/// a uid list may be any list of Int64.
+fn accepts(want: ColumnType, got: &DataType) -> bool {
+    if *got == DataType::Null {
+        return true;
     }
-
-    fn arrow(self) -> DataType {
-        match self {
-            ColumnType::Varchar => DataType::Utf8,
-            ColumnType::Double => DataType::Float64,
-            ColumnType::Bigint => DataType::Int64,
-            ColumnType::UidList => DataType::new_list(DataType::Int64, true),
-        }
+    match want {
+        ColumnType::Varchar => match got {
+            DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => true,
+            // Names read straight from the tables (dictionary-encoded there).
+            DataType::Dictionary(_, value) => accepts(ColumnType::Varchar, value),
+            _ => false,
+        },
+        ColumnType::Double => *got == DataType::Float64,
+        ColumnType::Bigint => *got == DataType::Int64,
+        ColumnType::UidList => match got {
+            DataType::List(f) | DataType::LargeList(f) => {
+                matches!(f.data_type(), DataType::Int64 | DataType::Null)
+            }
+            _ => false,
+        },
     }
-
-    /// Whether a rule's column of type `got` is accepted (and cast to `arrow()`).
-    /// An untyped NULL column fits every type; strings may be any string type
-    /// or a dictionary of strings;
-    /// a uid list may be any list of Int64.
-    fn accepts(self, got: &DataType) -> bool {
-        if *got == DataType::Null {
-            return true;
-        }
-        match self {
-            ColumnType::Varchar => match got {
-                DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => true,
-                // Names read straight from the tables (dictionary-encoded there).
-                DataType::Dictionary(_, value) => ColumnType::Varchar.accepts(value),
-                _ => false,
-            },
-            ColumnType::Double => *got == DataType::Float64,
-            ColumnType::Bigint => *got == DataType::Int64,
-            ColumnType::UidList => match got {
-                DataType::List(f) | DataType::LargeList(f) => {
-                    matches!(f.data_type(), DataType::Int64 | DataType::Null)
-                }
-                _ => false,
-            },
-        }
-    }
-}
-
-/// The contract's rule columns, in order (queries/rules/README.md).
-const RULE_COLUMNS: [(&str, ColumnType); 15] = [
-    ("severity", ColumnType::Varchar),
-    ("category", ColumnType::Varchar),
-    ("subject", ColumnType::Varchar),
-    ("metric", ColumnType::Varchar),
-    ("value", ColumnType::Double),
-    ("threshold", ColumnType::Double),
-    ("message", ColumnType::Varchar),
-    ("action_a", ColumnType::Varchar),
-    ("action_b", ColumnType::Varchar),
-    ("time_us", ColumnType::Double),
-    ("category_share_pct", ColumnType::Double),
-    ("efficiency_pct", ColumnType::Double),
-    ("op_rank", ColumnType::Bigint),
-    ("metrics", ColumnType::Varchar),
-    ("evidence_uids", ColumnType::UidList),
-];
-
-/// The schema of `findings_raw`: `rule`, `rule_version`, then the rule columns.
-pub fn findings_raw_schema() -> SchemaRef {
-    let mut fields = vec![
-        Field::new("rule", DataType::Utf8, false),
-        Field::new("rule_version", DataType::Int64, false),
-    ];
-    for (name, ty) in RULE_COLUMNS {
-        fields.push(Field::new(name, ty.arrow(), true));
-    }
-    Arc::new(Schema::new(fields))
-}
-
-/// (Re)registers `findings_raw` holding `batches` (each of [`findings_raw_schema`]).
-pub fn register_findings_raw(
-    ctx: &SessionContext,
-    batches: Vec<RecordBatch>,
-) -> Result<(), DataFusionError> {
-    let table = MemTable::try_new(findings_raw_schema(), vec![batches])?;
-    ctx.deregister_table(FINDINGS_RAW)?;
-    ctx.register_table(FINDINGS_RAW, Arc::new(table))?;
-    Ok(())
 }
 
 /// One rule that ran.
@@ -145,7 +69,7 @@ pub async fn run_rules(engine: &Engine) -> Result<Vec<RuleRun>, Error> {
         });
         all.extend(batches);
     }
-    register_findings_raw(engine.context(), all).map_err(Error::query)?;
+    engine.set_findings_raw(all).map_err(Error::query)?;
     Ok(runs)
 }
 
@@ -209,7 +133,7 @@ fn check_schema(schema: &Schema) -> Result<(), String> {
         ));
     }
     for (field, (name, ty)) in schema.fields().iter().zip(RULE_COLUMNS) {
-        if !ty.accepts(field.data_type()) {
+        if !accepts(ty, field.data_type()) {
             return Err(format!(
                 "column `{name}` is {}, expected {}",
                 field.data_type(),
@@ -223,6 +147,7 @@ fn check_schema(schema: &Schema) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use datafusion::arrow::datatypes::Field;
 
     fn schema(fields: &[(&str, DataType)]) -> Schema {
         Schema::new(

@@ -30,6 +30,7 @@
 //! Values are trimmed (`-- drop_null_columns: param: ` means the prefix `param:`).
 
 mod header;
+pub mod rule_contract;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

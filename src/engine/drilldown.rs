@@ -844,7 +844,8 @@ impl<'a> EventRow<'a> {
 #[cfg(test)]
 mod tests {
     //! Against the edges listed in fixtures/EXPECTED.md.
-    use crate::engine::{load_trace, Engine};
+    use crate::engine::Engine;
+    use crate::load::load_trace;
     use datafusion::arrow::util::display::array_value_to_string;
 
     fn engine(files: &[&str]) -> Engine {

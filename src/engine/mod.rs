@@ -3,7 +3,7 @@
 mod derived_tables;
 pub mod drilldown;
 pub mod platform;
-pub mod reopen;
+pub mod session_catalog;
 mod views;
 
 use std::collections::BTreeMap;
@@ -17,148 +17,9 @@ use datafusion::prelude::{SessionConfig, SessionContext};
 use datafusion::sql::parser::DFParser;
 
 use crate::catalog::{Catalog, Query};
-use crate::ingest::{self, ArgsInFile, IngestError, Problem};
+use crate::ingest::ArgsInFile;
+use crate::load::{rename_trace, LoadedTrace};
 use crate::model::{self, TABLES};
-use crate::tree;
-
-/// One trace, read, linked and turned into tables.
-pub struct LoadedTrace {
-    /// The `trace` column value: the file name without its extensions.
-    pub name: String,
-    pub tables: Vec<(&'static str, RecordBatch)>,
-    /// Where `events.args` is read from when it is not in the `events` batch
-    /// (NULL there): a trace loaded from a file. See `ingest::reread`.
-    pub args_in_file: Option<Arc<ArgsInFile>>,
-}
-
-/// Every trace at `path`: one for a trace file (`-` for stdin), each trace of a
-/// `tracesql export` directory (read from its Parquet files, no JSON parse).
-pub fn load_input(path: &str) -> Result<Vec<LoadedTrace>, IngestError> {
-    if reopen::is_directory(path) {
-        let traces = reopen::read_export(path)?;
-        return Ok(traces.into_iter().map(|(trace, _)| trace).collect());
-    }
-    Ok(vec![load_trace(path)?])
-}
-
-/// Reads, links and tabulates the trace at `path` (`-` for stdin); `path` may
-/// also be an export directory holding one trace (see [`load_input`] for more).
-pub fn load_trace(path: &str) -> Result<LoadedTrace, IngestError> {
-    if reopen::is_directory(path) {
-        let mut traces = load_input(path)?;
-        if traces.len() != 1 {
-            let message = format!(
-                "the export holds {} traces; here one is expected (`tracesql query DIR` opens them all)",
-                traces.len()
-            );
-            return Err(IngestError::new(path, Problem::Export(message)));
-        }
-        return Ok(traces.pop().expect("one trace"));
-    }
-    let raw = crate::timing::timed("  decompress + parse", || ingest::load(path))?;
-    let links = crate::timing::timed("  link", || tree::link(&raw));
-    let name = trace_name(path);
-    let (tables, args_in_file) = model::build_tables(raw, links, &name)
-        .map_err(|e| IngestError::new(path, Problem::Read(format!("cannot build tables: {e}"))))?;
-    crate::timing::table_sizes(&tables);
-    if let Some(args) = &args_in_file {
-        crate::timing::memory("events.args positions", args.memory_size());
-    }
-    Ok(LoadedTrace {
-        name,
-        tables,
-        args_in_file: args_in_file.map(Arc::new),
-    })
-}
-
-impl LoadedTrace {
-    /// Every table in full, in [`TABLES`] order (what an export writes): `events`
-    /// with its args read back from the trace file where the batch does not
-    /// hold them, and `kernel_ancestors` derived where it is not held.
-    pub fn full_tables(&self) -> Result<Vec<(&'static str, RecordBatch)>, IngestError> {
-        let bad = |e: datafusion::arrow::error::ArrowError| {
-            IngestError::new(
-                &self.name,
-                Problem::Read(format!("cannot build tables: {e}")),
-            )
-        };
-        let mut full = Vec::with_capacity(TABLES.len());
-        for doc in TABLES {
-            let batch = match (self.table(doc.name), doc.name) {
-                (Some(events), "events") => match &self.args_in_file {
-                    Some(args) => model::events_with_args(events, args)?,
-                    None => events.clone(),
-                },
-                (Some(batch), _) => batch.clone(),
-                (None, "kernel_ancestors") => self.kernel_ancestors().map_err(bad)?,
-                (None, _) => continue,
-            };
-            full.push((doc.name, batch));
-        }
-        Ok(full)
-    }
-
-    /// The batch of table `name`, if this trace holds one.
-    pub fn table(&self, name: &str) -> Option<&RecordBatch> {
-        self.tables.iter().find(|(t, _)| *t == name).map(|(_, b)| b)
-    }
-
-    /// Rows of table `name`: counted for `kernel_ancestors` when not held.
-    pub fn row_count(&self, name: &str) -> usize {
-        match (
-            self.table(name),
-            self.table("events"),
-            self.table("kernels"),
-        ) {
-            (Some(batch), _, _) => batch.num_rows(),
-            (None, Some(events), Some(kernels)) if name == "kernel_ancestors" => {
-                model::kernel_ancestors::count(events, kernels).unwrap_or(0)
-            }
-            _ => 0,
-        }
-    }
-
-    fn kernel_ancestors(&self) -> Result<RecordBatch, datafusion::arrow::error::ArrowError> {
-        let missing = || {
-            datafusion::arrow::error::ArrowError::SchemaError("no events or kernels table".into())
-        };
-        let events = self.table("events").ok_or_else(missing)?;
-        let kernels = self.table("kernels").ok_or_else(missing)?;
-        model::kernel_ancestors::derive(events, kernels, &self.name)
-    }
-
-    /// The same trace under another name (its `trace` columns rewritten).
-    pub fn renamed(self, name: &str) -> Result<LoadedTrace, DataFusionError> {
-        let tables = self
-            .tables
-            .into_iter()
-            .map(|(table, batch)| Ok((table, rename_trace(&batch, name)?)))
-            .collect::<Result<Vec<_>, DataFusionError>>()?;
-        Ok(LoadedTrace {
-            name: name.to_string(),
-            tables,
-            args_in_file: self.args_in_file,
-        })
-    }
-}
-
-/// `dir/bert.json.gz` → `bert`; standard input is `stdin`.
-pub fn trace_name(path: &str) -> String {
-    if path == "-" {
-        return "stdin".into();
-    }
-    let file = std::path::Path::new(path)
-        .file_name()
-        .map(|f| f.to_string_lossy().into_owned())
-        .unwrap_or_else(|| path.to_string());
-    let mut name = file.as_str();
-    for ext in [".gz", ".zip", ".json"] {
-        if let Some(stripped) = name.strip_suffix(ext) {
-            name = stripped;
-        }
-    }
-    name.to_string()
-}
 
 /// A DataFusion session holding every loaded trace side by side, with tracesql's
 /// functions and the catalog's views registered.
@@ -221,10 +82,25 @@ impl Engine {
         for doc in TABLES {
             engine.batches.insert(doc.name, Vec::new());
         }
-        // Empty until `analyze` fills it, so that view `findings` always plans.
-        crate::analyze::register_findings_raw(&engine.ctx, Vec::new())
+        engine
+            .register_listings()
+            .expect("listing tables register in a new session");
+        // Empty until `analyze` fills it, so that `findings` plans in any session.
+        engine
+            .set_findings_raw(Vec::new())
             .expect("findings_raw is well-formed");
         engine
+    }
+
+    /// (Re)registers `findings_raw` holding `batches` (each of
+    /// [`findings_raw_schema`](crate::catalog::rule_contract::findings_raw_schema)):
+    /// the analyzer's rule rows, empty until an analysis.
+    pub fn set_findings_raw(&self, batches: Vec<RecordBatch>) -> Result<(), DataFusionError> {
+        use crate::catalog::rule_contract::{findings_raw_schema, FINDINGS_RAW};
+        let table = MemTable::try_new(findings_raw_schema(), vec![batches])?;
+        self.ctx.deregister_table(FINDINGS_RAW)?;
+        self.ctx.register_table(FINDINGS_RAW, Arc::new(table))?;
+        Ok(())
     }
 
     /// Adds or replaces platforms (`--platforms FILE`).
@@ -334,7 +210,66 @@ impl Engine {
             self.ctx.deregister_table(doc.name)?;
             self.ctx.register_table(doc.name, table)?;
         }
+        self.register_listings()
+    }
+
+    /// (Re)registers the `tracesql_*` listing tables over the current tables.
+    fn register_listings(&self) -> Result<(), DataFusionError> {
+        let rows = TABLES
+            .iter()
+            .map(|doc| (doc.name, self.row_count(doc.name)))
+            .collect();
+        let facts = Arc::new(session_catalog::SessionFacts {
+            catalog: self.catalog.clone(),
+            rows,
+            schema: Arc::downgrade(&self.schema),
+        });
+        for (name, table) in session_catalog::listing_tables(facts) {
+            self.ctx.deregister_table(name)?;
+            self.ctx.register_table(name, Arc::new(table))?;
+        }
         Ok(())
+    }
+
+    /// `tracesql_tables` as a batch: what `tables` and `.tables` print.
+    pub async fn tables_listing(&self) -> Result<RecordBatch, DataFusionError> {
+        self.listing("tracesql_tables").await
+    }
+
+    /// `tracesql_columns` of one table, view or function (or of all): what
+    /// `schema` and `.schema` print. An unknown name is an error.
+    pub async fn columns_listing(
+        &self,
+        table: Option<&str>,
+    ) -> Result<RecordBatch, DataFusionError> {
+        let facts = session_catalog::SessionFacts {
+            catalog: self.catalog.clone(),
+            rows: BTreeMap::new(),
+            schema: Arc::downgrade(&self.schema),
+        };
+        session_catalog::columns_batch(&facts.columns(table).await?)
+    }
+
+    /// `tracesql_queries` as a batch: what `queries` and `.queries` print.
+    pub fn queries_listing(&self) -> Result<RecordBatch, DataFusionError> {
+        session_catalog::queries_batch(&self.catalog)
+    }
+
+    /// `tracesql_functions` as a batch: what `.functions` prints.
+    pub async fn functions_listing(&self) -> Result<RecordBatch, DataFusionError> {
+        self.listing("tracesql_functions").await
+    }
+
+    async fn listing(&self, table: &str) -> Result<RecordBatch, DataFusionError> {
+        let batches = self.run_sql(&format!("SELECT * FROM {table}")).await?;
+        let batches = batches.into_iter().flatten().collect::<Vec<_>>();
+        let schema = batches.first().map(|b| b.schema());
+        match schema {
+            Some(schema) => Ok(datafusion::arrow::compute::concat_batches(
+                &schema, &batches,
+            )?),
+            None => Err(DataFusionError::Plan(format!("{table}: no result"))),
+        }
     }
 
     /// Makes the catalog's views and categories available over the current
@@ -486,13 +421,8 @@ impl SqlRunner {
         let state = self.ctx.state();
         let mut results = Vec::new();
         for statement in statements {
-            // `SET platform = 'NAME'` is ours, not a DataFusion setting. Only SET
-            // statements are rendered back to text to check: rendering a report's
-            // whole query costs more than planning some of them.
-            let set_platform = is_set(&statement)
-                .then(|| platform::parse_set_platform(&statement.to_string()))
-                .flatten();
-            if let Some(name) = set_platform {
+            // `SET platform = 'NAME'` is ours, not a DataFusion setting.
+            if let Some(name) = platform_set_by(&statement) {
                 self.platforms.set(&self.ctx, name.as_deref())?;
                 results.push(Vec::new());
                 continue;
@@ -503,6 +433,17 @@ impl SqlRunner {
         }
         Ok(results)
     }
+}
+
+/// The platform a `SET platform = 'NAME'` statement sets (`Some(None)`: none),
+/// or None for any other statement: the one place that tells ours from
+/// DataFusion's settings (the engine's runner and the REPL both ask it).
+pub fn platform_set_by(statement: &datafusion::sql::parser::Statement) -> Option<Option<String>> {
+    // Only SET statements are rendered back to text to check: rendering a
+    // report's whole query costs more than planning some of them.
+    is_set(statement)
+        .then(|| platform::parse_set_platform(&statement.to_string()))
+        .flatten()
 }
 
 /// Whether a parsed statement is a `SET ...`.
@@ -520,13 +461,4 @@ fn install_schema(ctx: &SessionContext, schema: Arc<dyn datafusion::catalog::Sch
     if let Some(catalog) = ctx.catalog(&names.default_catalog) {
         let _ = catalog.register_schema(&names.default_schema, schema);
     }
-}
-
-/// The same batch with its `trace` column set to `name`.
-fn rename_trace(batch: &RecordBatch, name: &str) -> Result<RecordBatch, DataFusionError> {
-    let mut columns = batch.columns().to_vec();
-    if let Ok(i) = batch.schema().index_of("trace") {
-        columns[i] = crate::model::repeat_dict(name, batch.num_rows());
-    }
-    Ok(RecordBatch::try_new(batch.schema(), columns)?)
 }

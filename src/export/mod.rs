@@ -22,116 +22,24 @@ mod stored;
 
 pub use stored::stored_reports;
 
-use std::io::{self, Read};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use datafusion::arrow::array::{Array, StringArray};
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use datafusion::arrow::record_batch::RecordBatch;
-use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use crate::catalog::Catalog;
-use crate::engine::{load_trace, reopen, Engine, LoadedTrace};
-use crate::ingest::{IngestError, Problem};
+use crate::engine::Engine;
+use crate::load::{
+    load_described, reopen, string_column, ExportedFile, ExportedReport, ExportedTrace,
+    LoadedTrace, Manifest, TraceInfo, FORMAT, FORMAT_VERSION, MARKER,
+};
 use crate::model::{cast_batch, stored_schema, table_doc, SCHEMA_VERSION};
 use crate::output::{atomic, parquet};
 use crate::report::{fingerprint, run_reports, Sheet};
 use crate::Error;
-
-/// The manifest's file name inside an export directory.
-pub const MARKER: &str = "tracesql-export.json";
-/// The manifest's `format` value.
-pub const FORMAT: &str = "tracesql-export";
-/// Version of the directory layout and manifest; bumped when either changes.
-pub const FORMAT_VERSION: u32 = 1;
-/// The data file in each table or report directory (or partition).
-pub const DATA_FILE: &str = "part-0.parquet";
-
-/// The manifest: what an export holds and where it came from.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Manifest {
-    /// Always [`FORMAT`].
-    pub format: String,
-    pub format_version: u32,
-    /// The tracesql that wrote the export.
-    pub tracesql_version: String,
-    /// [`crate::model::SCHEMA_VERSION`] of the tables.
-    pub schema_version: u32,
-    /// Whether files live in `trace=<name>/` partitions (more than one trace).
-    pub partitioned: bool,
-    pub traces: Vec<ExportedTrace>,
-}
-
-/// One trace in an export.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ExportedTrace {
-    #[serde(flatten)]
-    pub info: TraceInfo,
-    /// `trace=<name>` when the export is partitioned, else empty.
-    pub partition: String,
-    /// Every table with its row count, in [`crate::model::TABLES`] order.
-    pub tables: Vec<ExportedFile>,
-    /// Every report written, in catalog order.
-    pub reports: Vec<ExportedReport>,
-    /// The [`crate::report::fingerprint`] of the session that ran the reports:
-    /// `report DIR` reuses them when its session has the same (empty in exports
-    /// written before it was recorded: those reports are always recomputed).
-    #[serde(default)]
-    pub reports_fingerprint: String,
-}
-
-/// A table in an export.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ExportedFile {
-    pub name: String,
-    pub rows: usize,
-}
-
-/// A report in an export.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ExportedReport {
-    /// The query's name: the directory under `reports/`.
-    pub query: String,
-    pub version: u32,
-    /// The TraceLens sheet it fills.
-    pub sheet: String,
-    pub rows: usize,
-}
-
-/// Where a loaded trace came from.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct TraceInfo {
-    /// The `trace` column value.
-    pub name: String,
-    /// The trace file as it was given (`-` for standard input).
-    pub source: String,
-    /// SHA-256 of the trace file's bytes as stored (compressed if it was), hex;
-    /// empty for standard input.
-    pub source_sha256: String,
-    /// The GPU the trace was taken on (`deviceProperties[0].name`), empty if the
-    /// trace does not say.
-    #[serde(default)]
-    pub device: String,
-    /// The platform the reports' roofline columns used (`--platform`, or the one
-    /// `device` names), empty if none is known.
-    #[serde(default)]
-    pub platform: String,
-    /// Whether secrets in `trace_meta` were replaced (see [`redact`]).
-    pub redacted: bool,
-}
-
-impl Manifest {
-    /// The file of `table` (or of report query `name` with `reports`) for `trace`.
-    pub fn data_file(dir: &Path, kind: &str, name: &str, trace: &ExportedTrace) -> PathBuf {
-        let mut path = dir.join(kind).join(name);
-        if !trace.partition.is_empty() {
-            path.push(&trace.partition);
-        }
-        path.join(DATA_FILE)
-    }
-}
 
 /// A check run before each file is written (see [`ExportOptions::before_write`]).
 pub type WriteHook<'a> = dyn Fn(&Path) -> io::Result<()> + Sync + 'a;
@@ -147,76 +55,6 @@ pub struct ExportOptions<'a> {
     /// Called on each trace's session before the trace is added (the CLI applies
     /// `--platform` / `--platforms` here), so the reports match `tracesql report`.
     pub prepare: Option<&'a dyn Fn(&Engine) -> Result<(), Error>>,
-}
-
-/// Loads `path` (a trace file, or an export directory) with its provenance.
-///
-/// For a trace file this hashes the file once more; reopened exports carry their
-/// provenance in the manifest.
-pub fn load_described(path: &str) -> Result<Vec<(LoadedTrace, TraceInfo)>, IngestError> {
-    if reopen::is_directory(path) {
-        return reopen::read_export(path);
-    }
-    let trace = load_trace(path)?;
-    let info = describe(path, &trace)?;
-    Ok(vec![(trace, info)])
-}
-
-/// The provenance of `trace`, read from the file at `path`.
-pub fn describe(path: &str, trace: &LoadedTrace) -> Result<TraceInfo, IngestError> {
-    let source_sha256 = if path == "-" {
-        String::new()
-    } else {
-        sha256_file(Path::new(path))
-            .map_err(|e| IngestError::new(path, Problem::Read(format!("cannot hash: {e}"))))?
-    };
-    Ok(TraceInfo {
-        name: trace.name.clone(),
-        source: path.to_string(),
-        source_sha256,
-        device: device_of(&trace.tables),
-        platform: String::new(),
-        redacted: false,
-    })
-}
-
-/// SHA-256 of a file, as lower-case hex.
-pub fn sha256_file(path: &Path) -> io::Result<String> {
-    let mut file = std::fs::File::open(path)?;
-    let mut hasher = Sha256::new();
-    let mut buffer = vec![0u8; 1 << 16];
-    loop {
-        let n = file.read(&mut buffer)?;
-        if n == 0 {
-            break;
-        }
-        hasher.update(&buffer[..n]);
-    }
-    Ok(hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect())
-}
-
-/// `deviceProperties[0].name` from a trace's `trace_meta` table, or "".
-pub fn device_of(tables: &[(&'static str, RecordBatch)]) -> String {
-    let meta = tables.iter().find(|(t, _)| *t == "trace_meta");
-    let value = meta.and_then(|(_, batch)| {
-        let keys = string_column(batch, "key")?;
-        let values = string_column(batch, "value")?;
-        let row = (0..batch.num_rows()).find(|&i| keys.value(i) == "deviceProperties")?;
-        let devices: serde_json::Value = serde_json::from_str(values.value(row)).ok()?;
-        devices.get(0)?.get("name")?.as_str().map(str::to_string)
-    });
-    value.unwrap_or_default()
-}
-
-fn string_column<'a>(batch: &'a RecordBatch, name: &str) -> Option<&'a StringArray> {
-    batch
-        .column_by_name(name)?
-        .as_any()
-        .downcast_ref::<StringArray>()
 }
 
 /// `tables` with secret-looking values in `trace_meta` replaced.

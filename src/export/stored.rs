@@ -12,8 +12,9 @@ use std::path::Path;
 
 use super::{ExportedTrace, Manifest, TraceInfo};
 use crate::catalog::Catalog;
-use crate::engine::{reopen, Engine};
+use crate::engine::Engine;
 use crate::ingest::{IngestError, Problem};
+use crate::load::reopen;
 use crate::model::table_doc;
 use crate::report::{fingerprint, selected_reports, Sheet};
 use crate::Error;

@@ -7,8 +7,8 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use super::decode::{id_text, Event};
-use super::reread::FileStamp;
+use super::kineto::decode::{id_text, Event};
+use super::kineto::reread::FileStamp;
 
 /// What an event is, decided once from its `cat` and `ph`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

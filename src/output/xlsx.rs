@@ -15,8 +15,8 @@ use datafusion::arrow::datatypes::{DataType, Float64Type};
 use rust_xlsxwriter::{Format, Workbook, Worksheet, XlsxError};
 use tracesql_udfs::pyfmt::python_float_repr;
 
+use super::Sheet;
 use super::{atomic, report_csv};
-use crate::report::Sheet;
 
 /// Name of the first sheet.
 pub const ABOUT_SHEET: &str = "about";

@@ -8,7 +8,7 @@ use datafusion::arrow::array::StringArray;
 use datafusion::arrow::datatypes::{DataType, Field, Schema};
 use datafusion::arrow::record_batch::RecordBatch;
 
-use super::print::PrintFormat;
+use crate::output::terminal::PrintFormat;
 
 /// A line starting with `.`.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -7,24 +7,20 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
-use datafusion::arrow::array::{ArrayRef, Int64Array, StringArray};
-use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::common::{ParamValues, ScalarValue};
 use datafusion::error::DataFusionError;
 use datafusion::logical_expr::LogicalPlan;
-use datafusion::prelude::SessionContext;
 use datafusion::sql::parser::DFParser;
 
 use super::command::{help_batch, Command};
 use super::helper::{statement_complete, Names};
-use super::print::{print_batches, print_listing, PrintOptions};
 use crate::catalog::QueryKind;
-use crate::engine::drilldown::{function_schema, FUNCTIONS};
-use crate::engine::platform::parse_set_platform;
-use crate::engine::{load_input, Engine};
-use crate::model::{table_doc, TABLES};
-use crate::output::{atomic, report_csv, write_batches, Format};
+use crate::engine::{platform_set_by, Engine};
+use crate::load::load_input;
+use crate::output::terminal::{print_batches, print_listing, PrintOptions};
+use crate::output::{atomic, parquet, report_csv, write_batches, Format};
 
 /// What the loop does after an input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -193,13 +189,9 @@ impl Session {
 
     /// Plans and runs each statement, printing each result.
     fn sql(&mut self, sql: &str, out: &mut dyn Write) -> Result<()> {
-        if let Some(name) = parse_set_platform(sql) {
-            return self.set_platform(name, out);
-        }
         let statements = DFParser::parse_sql(sql)?;
         for statement in statements {
-            // `SET platform` among other statements on one line.
-            if let Some(name) = parse_set_platform(&statement.to_string()) {
+            if let Some(name) = platform_set_by(&statement) {
                 self.set_platform(name, out)?;
                 continue;
             }
@@ -215,7 +207,8 @@ impl Session {
     /// session platform compute again when next read.
     fn set_platform(&mut self, name: Option<String>, out: &mut dyn Write) -> Result<()> {
         self.engine.set_platform(name.as_deref())?;
-        writeln!(out, "platform: {}", name.as_deref().unwrap_or("not set"))?;
+        let now = self.engine.platform();
+        writeln!(out, "platform: {}", now.as_deref().unwrap_or("not set"))?;
         Ok(())
     }
 
@@ -272,8 +265,8 @@ impl Session {
             Command::Help => {
                 let help = help_batch();
                 self.show(out, &help)?;
-                let functions = self.functions_batch()?;
-                writeln!(out, "Drill-down table functions (usable in any SQL):")?;
+                let functions = self.runtime.block_on(self.engine.functions_listing())?;
+                writeln!(out, "Functions tracesql adds (usable in any SQL):")?;
                 self.show(out, &functions)?;
                 writeln!(
                     out,
@@ -281,15 +274,22 @@ impl Session {
                 )?;
             }
             Command::Tables => {
-                let batch = self.tables_batch()?;
+                let batch = self.runtime.block_on(self.engine.tables_listing())?;
                 self.show(out, &batch)?;
             }
             Command::Schema(table) => {
-                let batch = self.schema_batch(table.as_deref())?;
+                let table = table.map(|t| t.to_ascii_lowercase());
+                let listing = self.engine.columns_listing(table.as_deref());
+                let batch = self.runtime.block_on(listing).map_err(|e| match table {
+                    Some(name) => ReplError(format!(
+                        "no table, view or function named '{name}'; .tables lists them"
+                    )),
+                    None => ReplError::from(e),
+                })?;
                 self.show(out, &batch)?;
             }
             Command::Queries => {
-                let batch = self.queries_batch()?;
+                let batch = self.engine.queries_listing()?;
                 self.show(out, &batch)?;
             }
             Command::Load { path, name } => self.load(&path, name.as_deref(), out)?,
@@ -303,12 +303,7 @@ impl Session {
             },
             Command::Platform(Some(name)) => {
                 let name = (!name.eq_ignore_ascii_case("none")).then_some(name);
-                self.engine.set_platform(name.as_deref())?;
-                self.runtime.block_on(self.engine.register_views())?;
-                match self.engine.platform() {
-                    Some(p) => writeln!(out, "platform: {p}")?,
-                    None => writeln!(out, "platform: not set")?,
-                }
+                self.set_platform(name, out)?;
             }
             Command::Format(None) => writeln!(out, "format: {}", self.print.format)?,
             Command::Format(Some(format)) => {
@@ -345,150 +340,6 @@ impl Session {
     fn show(&self, out: &mut dyn Write, batch: &RecordBatch) -> Result<()> {
         print_listing(out, batch, &self.print)?;
         Ok(())
-    }
-
-    fn functions_batch(&self) -> Result<RecordBatch> {
-        let rows: Vec<[String; 2]> = FUNCTIONS
-            .iter()
-            .map(|f| {
-                let (usage, what) = f.doc.split_once(": ").unwrap_or((f.name, f.doc));
-                [usage.to_string(), what.to_string()]
-            })
-            .collect();
-        text_batch(&["function", "description"], rows)
-    }
-
-    fn tables_batch(&self) -> Result<RecordBatch> {
-        let mut rows: Vec<(String, &str, Option<i64>, String)> = TABLES
-            .iter()
-            .map(|t| {
-                (
-                    t.name.to_string(),
-                    "table",
-                    Some(self.engine.row_count(t.name) as i64),
-                    t.doc.to_string(),
-                )
-            })
-            .collect();
-        for q in self.engine.catalog().iter().filter(|q| q.kind.is_view()) {
-            rows.push((q.name.clone(), q.kind.as_str(), None, q.description.clone()));
-        }
-        for f in FUNCTIONS {
-            rows.push((f.name.to_string(), "function", None, f.doc.to_string()));
-        }
-        // Anything else the user made (CREATE VIEW / TABLE).
-        for name in table_names(self.engine.context()) {
-            if !rows.iter().any(|r| r.0 == name) {
-                let provider = self
-                    .runtime
-                    .block_on(self.engine.context().table_provider(name.as_str()));
-                let kind = match provider.map(|p| p.table_type()) {
-                    Ok(datafusion::datasource::TableType::View) => "view",
-                    _ => "table",
-                };
-                rows.push((
-                    name.clone(),
-                    kind,
-                    None,
-                    engine_table_doc(&name).to_string(),
-                ));
-            }
-        }
-        let schema = Schema::new(vec![
-            Field::new("name", DataType::Utf8, false),
-            Field::new("kind", DataType::Utf8, false),
-            Field::new("rows", DataType::Int64, true),
-            Field::new("description", DataType::Utf8, false),
-        ]);
-        let columns: Vec<ArrayRef> = vec![
-            Arc::new(StringArray::from_iter_values(rows.iter().map(|r| &r.0))),
-            Arc::new(StringArray::from_iter_values(rows.iter().map(|r| r.1))),
-            Arc::new(Int64Array::from_iter(rows.iter().map(|r| r.2))),
-            Arc::new(StringArray::from_iter_values(rows.iter().map(|r| &r.3))),
-        ];
-        Ok(RecordBatch::try_new(Arc::new(schema), columns)?)
-    }
-
-    fn schema_batch(&self, table: Option<&str>) -> Result<RecordBatch> {
-        let mut rows: Vec<[String; 4]> = Vec::new();
-        let mut documented = |name: &str, columns: &[crate::model::ColumnDoc]| {
-            for c in columns {
-                rows.push([
-                    name.to_string(),
-                    c.name.to_string(),
-                    c.ty.data_type().to_string(),
-                    c.doc.to_string(),
-                ]);
-            }
-        };
-        match table {
-            None => {
-                for t in TABLES {
-                    documented(t.name, t.columns);
-                }
-            }
-            Some(name) => {
-                let lower = name.to_ascii_lowercase();
-                if let Some(doc) = table_doc(&lower) {
-                    documented(doc.name, doc.columns);
-                } else if let Some(f) = FUNCTIONS.iter().find(|f| f.name == lower) {
-                    if f.columns.is_empty() {
-                        // kernels_of returns the kernels table's columns.
-                        let kernels = table_doc("kernels").map_or(&[][..], |k| k.columns);
-                        documented(f.name, kernels);
-                    } else {
-                        documented(f.name, f.columns);
-                    }
-                    debug_assert_eq!(function_schema(f).fields().len(), rows.len());
-                } else {
-                    let provider = self
-                        .runtime
-                        .block_on(self.engine.context().table_provider(name))
-                        .map_err(|_| {
-                            ReplError(format!(
-                                "no table, view or function named '{name}'; .tables lists them"
-                            ))
-                        })?;
-                    let description = self
-                        .engine
-                        .catalog()
-                        .get(name)
-                        .map(|q| q.description.clone())
-                        .unwrap_or_default();
-                    for (i, field) in provider.schema().fields().iter().enumerate() {
-                        rows.push([
-                            name.to_string(),
-                            field.name().clone(),
-                            field.data_type().to_string(),
-                            if i == 0 {
-                                description.clone()
-                            } else {
-                                String::new()
-                            },
-                        ]);
-                    }
-                }
-            }
-        }
-        text_batch(&["table", "column", "type", "description"], rows)
-    }
-
-    fn queries_batch(&self) -> Result<RecordBatch> {
-        let rows: Vec<[String; 5]> = self
-            .engine
-            .catalog()
-            .iter()
-            .map(|q| {
-                [
-                    q.name.clone(),
-                    q.kind.as_str().to_string(),
-                    q.version.to_string(),
-                    q.params.join(", "),
-                    q.description.clone(),
-                ]
-            })
-            .collect();
-        text_batch(&["name", "kind", "version", "params", "description"], rows)
     }
 
     fn load(&mut self, path: &str, name: Option<&str>, out: &mut dyn Write) -> Result<()> {
@@ -631,8 +482,8 @@ impl Session {
                 report_csv::write_markdown(w, &header, &last.batches)
             }),
             "parquet" => {
-                let bytes = parquet_bytes(last)?;
-                atomic::write_file(path, |w| w.write_all(&bytes))
+                let metadata = parquet_metadata(last);
+                parquet::write_parquet(path, &last.schema, &last.batches, &metadata)
             }
             _ => {
                 return Err(ReplError(format!(
@@ -674,35 +525,31 @@ impl Session {
         }
     }
 
-    /// Names for completion: tables, views, functions, their columns, queries.
+    /// Names for completion: tables, views, functions, their columns, queries
+    /// (from the session's listing tables; empty where a listing fails).
     pub fn names(&self) -> Names {
-        let ctx = self.engine.context();
-        let mut tables = table_names(ctx);
-        tables.extend(FUNCTIONS.iter().map(|f| f.name.to_string()));
-        let mut columns: Vec<String> = Vec::new();
-        for name in &tables {
-            if let Some(doc) = table_doc(name) {
-                columns.extend(doc.columns.iter().map(|c| c.name.to_string()));
-            } else if let Some(f) = FUNCTIONS.iter().find(|f| f.name == name) {
-                columns.extend(function_schema(f).fields().iter().map(|c| c.name().clone()));
-            } else if let Ok(provider) = self.runtime.block_on(ctx.table_provider(name.as_str())) {
-                columns.extend(provider.schema().fields().iter().map(|c| c.name().clone()));
-            }
-        }
-        columns.sort();
-        columns.dedup();
-        tables.sort();
-        tables.dedup();
-        let queries = self
-            .engine
-            .catalog()
-            .iter()
-            .map(|q| q.name.clone())
-            .collect();
+        let texts = |batch: Option<RecordBatch>, column: &str| -> Vec<String> {
+            let Some(values) = batch.as_ref().and_then(|b| b.column_by_name(column)) else {
+                return Vec::new();
+            };
+            let values = datafusion::arrow::array::AsArray::as_string::<i32>(values.as_ref());
+            let mut names: Vec<String> = values
+                .iter()
+                .flatten()
+                .filter(|s| !s.is_empty())
+                .map(str::to_string)
+                .collect();
+            names.sort();
+            names.dedup();
+            names
+        };
+        let tables = self.runtime.block_on(self.engine.tables_listing()).ok();
+        let columns = self.runtime.block_on(self.engine.columns_listing(None));
+        let queries = self.engine.queries_listing().ok();
         Names {
-            tables,
-            columns,
-            queries,
+            tables: texts(tables, "name"),
+            columns: texts(columns.ok(), "column_name"),
+            queries: texts(queries, "name"),
         }
     }
 }
@@ -753,16 +600,6 @@ impl Interrupts {
     }
 }
 
-/// Tables and views registered in the session's default schema.
-fn table_names(ctx: &SessionContext) -> Vec<String> {
-    let state = ctx.state();
-    let options = &state.config_options().catalog;
-    ctx.catalog(&options.default_catalog)
-        .and_then(|c| c.schema(&options.default_schema))
-        .map(|s| s.table_names())
-        .unwrap_or_default()
-}
-
 /// A `.run` parameter: an integer, a float, else text.
 fn parameter_value(text: &str) -> ScalarValue {
     if let Ok(i) = text.parse::<i64>() {
@@ -774,64 +611,22 @@ fn parameter_value(text: &str) -> ScalarValue {
     }
 }
 
-/// A text-only batch with the given header.
-fn text_batch<const N: usize>(header: &[&str; N], rows: Vec<[String; N]>) -> Result<RecordBatch> {
-    let schema = Schema::new(
-        header
-            .iter()
-            .map(|h| Field::new(*h, DataType::Utf8, false))
-            .collect::<Vec<_>>(),
-    );
-    let columns: Vec<ArrayRef> = (0..N)
-        .map(|i| Arc::new(StringArray::from_iter_values(rows.iter().map(|r| &r[i]))) as ArrayRef)
-        .collect();
-    Ok(RecordBatch::try_new(Arc::new(schema), columns)?)
-}
-
-/// The last result as a Parquet file, with the query's name and version in its
-/// key-value metadata when it came from `.run`.
-fn parquet_bytes(last: &LastResult) -> Result<Vec<u8>> {
-    use datafusion::parquet::arrow::ArrowWriter;
-    use datafusion::parquet::file::metadata::KeyValue;
-    use datafusion::parquet::file::properties::WriterProperties;
-
-    let mut metadata = vec![KeyValue::new(
+/// The key-value metadata of an exported result: the tracesql version, and the
+/// query's name and version when it came from `.run`.
+fn parquet_metadata(last: &LastResult) -> Vec<(String, String)> {
+    let mut metadata = vec![(
         "tracesql.version".to_string(),
         env!("CARGO_PKG_VERSION").to_string(),
     )];
     if let Some((name, version)) = &last.query {
-        metadata.push(KeyValue::new("tracesql.query".to_string(), name.clone()));
-        metadata.push(KeyValue::new(
-            "tracesql.query_version".to_string(),
-            version.to_string(),
-        ));
+        metadata.push(("tracesql.query".to_string(), name.clone()));
+        metadata.push(("tracesql.query_version".to_string(), version.to_string()));
     }
-    let properties = WriterProperties::builder()
-        .set_key_value_metadata(Some(metadata))
-        .build();
-    let fail = |e: datafusion::parquet::errors::ParquetError| ReplError(format!("parquet: {e}"));
-    let mut bytes = Vec::new();
-    let mut writer = ArrowWriter::try_new(&mut bytes, Arc::clone(&last.schema), Some(properties))
-        .map_err(fail)?;
-    for batch in &last.batches {
-        writer.write(batch).map_err(fail)?;
-    }
-    writer.close().map_err(fail)?;
-    Ok(bytes)
+    metadata
 }
 
 fn only_comments(sql: &str) -> bool {
     sql.lines()
         .map(str::trim)
         .all(|l| l.is_empty() || l.starts_with("--"))
-}
-
-/// What the tables the engine adds outside the trace model hold (the trace model's
-/// own tables carry their docs in `TABLES`); empty for tables the user made.
-fn engine_table_doc(name: &str) -> &'static str {
-    match name {
-        "platforms" => "GPU platforms and their peaks: HBM TB/s and TFLOPS per compute spec (built in, plus --platforms FILE), with sources.",
-        "session_platform" => "The platform roofline columns use in this session (--platform, .platform, SET platform, or detected from deviceProperties); no row when none.",
-        _ => "",
-    }
 }

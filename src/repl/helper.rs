@@ -10,7 +10,7 @@ use rustyline::validate::{ValidationContext, ValidationResult, Validator};
 use rustyline::{Context, Helper};
 
 use super::command::Command;
-use super::print::PrintFormat;
+use crate::output::terminal::PrintFormat;
 
 /// SQL words offered by completion (DataFusion's dialect; not every keyword).
 const KEYWORDS: &[&str] = &[

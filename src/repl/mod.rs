@@ -9,7 +9,6 @@
 pub mod command;
 pub mod exec;
 pub mod helper;
-pub mod print;
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
@@ -20,7 +19,8 @@ use rustyline::history::DefaultHistory;
 use rustyline::Editor;
 
 use crate::catalog::Catalog;
-use crate::engine::{load_input, Engine};
+use crate::engine::Engine;
+use crate::load::load_input;
 use crate::Error;
 use exec::{Flow, ReplError, Session};
 use helper::ReplHelper;

@@ -17,27 +17,11 @@ use tokio::task::JoinSet;
 
 use crate::catalog::{Catalog, Query, QueryKind};
 use crate::engine::{Engine, SqlRunner};
-use crate::export::TraceInfo;
+use crate::load::TraceInfo;
 use crate::model::SCHEMA_VERSION;
+pub use crate::output::Sheet;
 use crate::output::{atomic, report_csv, xlsx};
 use crate::Error;
-
-/// One report's result.
-pub struct Sheet {
-    /// Output name (`-- sheet:`, default the query name): `<sheet>.csv`.
-    pub sheet: String,
-    pub query_name: String,
-    pub query_version: u32,
-    /// Column names as the query returned them.
-    pub header: Vec<String>,
-    pub batches: Vec<RecordBatch>,
-}
-
-impl Sheet {
-    pub fn rows(&self) -> usize {
-        self.batches.iter().map(|b| b.num_rows()).sum()
-    }
-}
 
 impl Query {
     /// The sheet a report writes.

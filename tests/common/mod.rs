@@ -2,7 +2,8 @@
 #![allow(dead_code)]
 
 use datafusion::arrow::util::display::array_value_to_string;
-use tracesql::engine::{load_trace, Engine};
+use tracesql::engine::Engine;
+use tracesql::load::load_trace;
 
 /// Path of a file in `fixtures/`.
 pub fn fixture(file: &str) -> String {

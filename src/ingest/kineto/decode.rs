@@ -14,7 +14,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::scan::{byte_of, strip_position};
-use super::trace::{EventKind, RawTrace};
+use crate::ingest::trace::{EventKind, RawTrace};
 
 #[derive(Deserialize)]
 struct EventFields<'a> {

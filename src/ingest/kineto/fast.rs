@@ -522,7 +522,7 @@ mod tests {
     /// Everything the fast path accepts, serde reads to the same row.
     #[test]
     fn agrees_with_serde_on_what_it_accepts() {
-        use crate::ingest::decode::{push_decoded, push_event};
+        use crate::ingest::kineto::decode::{push_decoded, push_event};
         use crate::ingest::RawTrace;
         let cases = [
             r#"{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":2,"ts":1.5,"dur":0,

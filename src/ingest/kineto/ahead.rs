@@ -18,8 +18,8 @@ use std::thread;
 
 use super::decode;
 use super::fast;
-use super::source::{AheadChunk, AheadChunks};
-use super::trace::RawTrace;
+use crate::ingest::source::{AheadChunk, AheadChunks};
+use crate::ingest::trace::RawTrace;
 
 /// Events decoded ahead from one chunk.
 pub struct Part {

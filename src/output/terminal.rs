@@ -1,5 +1,11 @@
-//! Rendering results in the REPL: one path for query results, the help table and
-//! every listing, so `.format` and `.maxrows` apply to all of them.
+//! Printing results for a person: the one path for `query`, `report`'s summary,
+//! the listings (`tables`, `schema`, `queries`) and everything the REPL shows,
+//! so formats, row limits and the table's look are the same everywhere.
+//!
+//! The table format is for reading, not for copying numbers: it fits the
+//! terminal's width, rounds floating-point cells (see [`display_float`]) and
+//! elides the middle of long cells (kernel names keep their start and end).
+//! CSV, JSON and every file written keep full precision.
 
 use std::fmt;
 use std::io::{self, Write};
@@ -11,11 +17,15 @@ use datafusion::arrow::datatypes::Schema;
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::arrow::util::display::{ArrayFormatter, FormatOptions};
 
-use crate::output::report_csv::write_markdown;
-use crate::output::{write_batches, Format};
+use comfy_table::{Cell, CellAlignment};
+use datafusion::arrow::array::{Array, AsArray};
+use datafusion::arrow::datatypes::{DataType, Float32Type, Float64Type};
 
-/// How results print (`.format`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+use super::report_csv::write_markdown;
+use super::{write_batches, Format};
+
+/// How results print (`--format`, `.format`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum PrintFormat {
     /// A boxed table fitted to the terminal width.
     Table,
@@ -83,6 +93,7 @@ pub struct PrintOptions {
 }
 
 impl PrintOptions {
+    /// The REPL's settings: 40 rows, timed and fitted at a terminal.
     pub fn new(interactive: bool) -> Self {
         PrintOptions {
             format: PrintFormat::Table,
@@ -90,6 +101,19 @@ impl PrintOptions {
             timer: interactive,
             fit_terminal: interactive,
             interactive,
+        }
+    }
+
+    /// A one-shot command's settings (`query`, `report`, listings): every row,
+    /// no timer, fitted to the terminal when stdout is one.
+    pub fn command(format: PrintFormat) -> Self {
+        let terminal = std::io::IsTerminal::is_terminal(&std::io::stdout());
+        PrintOptions {
+            format,
+            maxrows: 0,
+            timer: false,
+            fit_terminal: terminal,
+            interactive: false,
         }
     }
 }
@@ -106,8 +130,8 @@ pub fn terminal_width() -> u16 {
     measured.or_else(columns).unwrap_or(100)
 }
 
-/// Longest cell text the table format shows; longer values end in `…`
-/// (`.format csv` prints them whole).
+/// Longest cell text the table format shows; longer values lose their middle to
+/// `…` (`.format csv` prints them whole).
 const MAX_CELL_CHARS: usize = 100;
 
 /// Prints one result: the rows, a "more rows" footer when cut, and the row count
@@ -157,9 +181,9 @@ pub fn print_listing(
     Ok(())
 }
 
-/// Writes up to `limit` rows in the session's format; returns how many.
+/// Writes up to `limit` rows in the options' format; returns how many.
 /// `shorten` cuts long cells in the table format (query results, not listings).
-fn write_rows(
+pub fn write_rows(
     out: &mut dyn Write,
     schema: &Schema,
     batches: &[RecordBatch],
@@ -248,29 +272,75 @@ fn table(
             .map(|c| ArrayFormatter::try_new(c.as_ref(), &options))
             .collect::<Result<Vec<_>, _>>()?;
         for row in 0..batch.num_rows() {
-            let cells: Vec<String> = formatters
-                .iter()
-                .map(|f| {
-                    let text = f.value(row).to_string();
-                    if shorten_cells {
-                        shorten(text)
-                    } else {
-                        text
-                    }
-                })
-                .collect();
-            table.add_row(cells);
+            let cells = batch.columns().iter().zip(&formatters).map(|(column, f)| {
+                let text = display_float_cell(column.as_ref(), row)
+                    .unwrap_or_else(|| f.value(row).to_string());
+                let text = if shorten_cells { shorten(text) } else { text };
+                let cell = Cell::new(text);
+                if column.data_type().is_numeric() {
+                    cell.set_alignment(CellAlignment::Right)
+                } else {
+                    cell
+                }
+            });
+            table.add_row(cells.collect::<Vec<_>>());
         }
     }
     Ok(table)
 }
 
+/// A floating-point cell as [`display_float`] shows it; None for other types
+/// and NULLs (the formatter's text is used).
+fn display_float_cell(column: &dyn Array, row: usize) -> Option<String> {
+    if column.is_null(row) {
+        return None;
+    }
+    match column.data_type() {
+        DataType::Float64 => Some(display_float(
+            column.as_primitive::<Float64Type>().value(row),
+        )),
+        DataType::Float32 => Some(display_float(
+            column.as_primitive::<Float32Type>().value(row) as f64,
+        )),
+        _ => None,
+    }
+}
+
+/// A float rounded for reading: 4 decimals from 1 up (`29.74316796875` →
+/// `29.7432`), 4 significant digits below 1 (`0.000123456` → `0.0001235`),
+/// trailing zeros dropped; non-finite values as Rust writes them.
+pub fn display_float(value: f64) -> String {
+    if !value.is_finite() || value == 0.0 {
+        return value.to_string();
+    }
+    let magnitude = value.abs();
+    let decimals = if magnitude >= 1.0 {
+        4
+    } else {
+        // Digits after the point to keep 4 significant ones.
+        (3 - magnitude.log10().floor() as i32).clamp(4, 17) as usize
+    };
+    let text = format!("{value:.decimals$}");
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    if text == "-0" {
+        "0".into()
+    } else {
+        text.into()
+    }
+}
+
+/// `text` cut to [`MAX_CELL_CHARS`] by replacing its middle with `…`: a
+/// kernel name keeps its family at the start and its template tail at the end.
 fn shorten(text: String) -> String {
-    if text.chars().count() <= MAX_CELL_CHARS {
+    let chars = text.chars().count();
+    if chars <= MAX_CELL_CHARS {
         return text;
     }
-    let mut short: String = text.chars().take(MAX_CELL_CHARS - 1).collect();
+    let keep = MAX_CELL_CHARS - 1;
+    let (front, back) = (keep - keep / 2, keep / 2);
+    let mut short: String = text.chars().take(front).collect();
     short.push('…');
+    short.extend(text.chars().skip(chars - back));
     short
 }
 
@@ -369,10 +439,48 @@ mod tests {
     }
 
     #[test]
-    fn long_cells_are_shortened() {
-        let long = "x".repeat(300);
+    fn long_cells_lose_their_middle() {
+        let long = format!("void gemm_kernel<{}>(Params)", "x".repeat(300));
         let short = shorten(long);
         assert_eq!(short.chars().count(), MAX_CELL_CHARS);
-        assert!(short.ends_with('…'));
+        assert!(short.starts_with("void gemm_kernel<xx"), "{short}");
+        assert!(short.ends_with("xx>(Params)"), "{short}");
+        assert_eq!(short.matches('…').count(), 1);
+    }
+
+    #[test]
+    fn floats_are_rounded_for_reading() {
+        assert_eq!(display_float(29.74316796875), "29.7432");
+        assert_eq!(display_float(1234567.0), "1234567");
+        assert_eq!(display_float(0.5), "0.5");
+        assert_eq!(display_float(0.000123456), "0.0001235");
+        assert_eq!(display_float(-2.00004), "-2");
+        assert_eq!(display_float(0.0), "0");
+        assert_eq!(display_float(f64::NAN), "NaN");
+        assert_eq!(display_float(f64::INFINITY), "inf");
+    }
+
+    #[test]
+    fn tables_round_floats_and_align_numbers_right() {
+        let schema = Schema::new(vec![
+            Field::new("name", DataType::Utf8, true),
+            Field::new("us", DataType::Float64, true),
+        ]);
+        let batch = RecordBatch::try_new(
+            Arc::new(schema),
+            vec![
+                Arc::new(datafusion::arrow::array::StringArray::from(vec!["a", "b"])),
+                Arc::new(datafusion::arrow::array::Float64Array::from(vec![
+                    Some(29.74316796875),
+                    Some(3.5),
+                ])),
+            ],
+        )
+        .expect("batch");
+        let text = table(&["name".into(), "us".into()], &[batch], None, true)
+            .expect("table")
+            .to_string();
+        assert!(text.contains("┆ 29.7432 │"), "{text}");
+        assert!(text.contains("┆     3.5 │"), "{text}");
     }
 }

@@ -6,7 +6,7 @@
 //! document, and [`ArgsInFile::read`] reads them back, in one pass over the file,
 //! when a query's plan includes the column (`SELECT args FROM events`, an export).
 //! Standard input cannot be read twice: its args are held from the one read (see
-//! [`super::RawTrace::hold_all_args`]).
+//! [`crate::ingest::RawTrace::hold_all_args`]).
 //!
 //! The file must be the one that was loaded: its size, modification time and
 //! (on Unix) inode are compared first, and every value read back must be an
@@ -14,9 +14,9 @@
 
 use std::time::SystemTime;
 
-use super::error::{IngestError, Problem};
-use super::source::{self, HEADROOM};
-use super::trace::{ArgsText, Bits, Offsets, ARGS_TOO_LARGE};
+use crate::ingest::error::{IngestError, Problem};
+use crate::ingest::source::{self, HEADROOM};
+use crate::ingest::trace::{ArgsText, Bits, Offsets, ARGS_TOO_LARGE};
 
 /// What identifies a file's content without reading it again.
 #[derive(Debug, Clone, PartialEq, Eq)]

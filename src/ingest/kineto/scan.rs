@@ -10,9 +10,9 @@
 //! metadata, device properties, versions).
 
 use super::ahead::{Ahead as AheadThread, Part};
-use super::error::Problem;
-use super::source::{JsonStream, HEADROOM};
-use super::trace::RawTrace;
+use crate::ingest::error::Problem;
+use crate::ingest::source::{JsonStream, HEADROOM};
+use crate::ingest::trace::RawTrace;
 
 /// What a value looks like to the splitter before it is decoded.
 enum Scan {

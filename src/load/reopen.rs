@@ -2,7 +2,7 @@
 //! with no JSON to parse and no call tree to link, giving the same tables (the
 //! `trace` column included) as loading the trace itself.
 //!
-//! A directory is an export when it holds the manifest ([`crate::export::MARKER`]);
+//! A directory is an export when it holds the manifest ([`super::MARKER`]);
 //! an export written with other table schemas is refused with a request to export
 //! again rather than read wrongly.
 
@@ -15,7 +15,7 @@ use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
 use super::LoadedTrace;
-use crate::export::{ExportedTrace, Manifest, TraceInfo, FORMAT, FORMAT_VERSION, MARKER};
+use super::{ExportedTrace, Manifest, TraceInfo, FORMAT, FORMAT_VERSION, MARKER};
 use crate::ingest::{IngestError, Problem};
 use crate::model::{kernel_ancestors, TableDoc, SCHEMA_VERSION, TABLES};
 

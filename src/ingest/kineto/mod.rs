@@ -1,0 +1,296 @@
+//! The PyTorch profiler (Kineto) JSON reader: open and decompress (`source`),
+//! split the document into events (`scan`), decode each event (`fast`, else
+//! `decode`), every other chunk on a second thread (`ahead`); `reread` reads an
+//! event's args back from the file when a query asks for them.
+
+pub(crate) mod ahead;
+pub(crate) mod decode;
+pub(crate) mod fast;
+pub mod reread;
+pub(crate) mod scan;
+
+use super::error::{IngestError, Problem};
+use super::source;
+use super::trace::RawTrace;
+
+/// Reads the Kineto trace at `path` (`-` for standard input).
+pub fn load(path: &str) -> Result<RawTrace, IngestError> {
+    load_with(path, true).map(|(trace, _)| trace)
+}
+
+/// [`load`], with or without the read-ahead thread (`ahead`); also returns how many
+/// parts decoded ahead were taken.
+fn load_with(path: &str, read_ahead: bool) -> Result<(RawTrace, u64), IngestError> {
+    let fail = |problem| IngestError::new(path, problem);
+    // Taken before reading: a file that changes while it is read then no longer
+    // matches, and its args are not read back from the changed file.
+    let stamp = reread::FileStamp::of(path);
+    let hold_all_args = stamp.is_none();
+    let (stream, ahead) = source::open(path, read_ahead, true).map_err(fail)?;
+    let ahead = ahead.map(|chunks| ahead::spawn(chunks, hold_all_args));
+    let mut sink = Sink(RawTrace::new(path));
+    sink.0.hold_all_args = hold_all_args;
+    sink.0.stamp = stamp;
+    let (metadata, parts) = scan::split_document(stream, ahead, &mut sink).map_err(fail)?;
+    let Sink(mut trace) = sink;
+    if trace.is_empty() {
+        return Err(fail(Problem::NoEvents));
+    }
+    trace.metadata = metadata;
+    trace.shrink_to_fit();
+    Ok((trace, parts))
+}
+
+/// Decodes events into a [`RawTrace`]: the one-pass reader first, serde for the
+/// events it declines (and for their error messages).
+struct Sink(RawTrace);
+
+impl scan::EventSink for Sink {
+    fn event_prefix(
+        &mut self,
+        index: u64,
+        offset: u64,
+        bytes: &[u8],
+    ) -> Result<Option<usize>, Problem> {
+        let Some((event, len)) = fast::read_event(bytes) else {
+            return Ok(None);
+        };
+        decode::push_decoded(&mut self.0, &event, bytes, offset)
+            .map_err(|e| bad_event(index, offset, e))?;
+        Ok(Some(len))
+    }
+
+    fn event(&mut self, index: u64, offset: u64, bytes: &[u8]) -> Result<(), Problem> {
+        decode::push_event(&mut self.0, bytes, offset).map_err(|e| bad_event(index, offset, e))
+    }
+
+    fn splice(&mut self, index: u64, offset: u64, part: &RawTrace) -> Result<(), Problem> {
+        self.0
+            .append(part)
+            .map_err(|message| bad_event(index, offset, decode::EventError(message, 0)))
+    }
+}
+
+fn bad_event(index: u64, offset: u64, e: decode::EventError) -> Problem {
+    Problem::BadEvent {
+        index,
+        offset: offset + e.1,
+        message: e.0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fmt::Write as _;
+    use std::io::Write as _;
+
+    use super::*;
+
+    /// A trace of `events` varied events, several megabytes of JSON so that it
+    /// spans many chunks: names that repeat and names that don't, escapes,
+    /// metadata naming threads (later names win), cpu_ops with inputs, kernels,
+    /// flows, and args objects holding arrays of objects (which look like event
+    /// boundaries to the read-ahead guess).
+    fn generated_trace(events: usize, bad_at: Option<usize>) -> String {
+        let mut json = String::from("{\"schemaVersion\": 1, \"deviceProperties\": [{\"id\": 0}, {\"id\": 1}],\n\"traceEvents\": [\n");
+        for i in 0..events {
+            if i > 0 {
+                json.push_str(",\n  ");
+            }
+            let (pid, tid) = (i % 3, format!("\"t{}\"", i % 5));
+            let event = match i % 7 {
+                _ if Some(i) == bad_at => format!(
+                    r#"{{"ph": "X", "cat": "cpu_op", "name": "bad", "pid": 1, "tid": 1, "ts": {i}, "dur": -1}}"#
+                ),
+                0 => format!(
+                    r#"{{"ph": "M", "name": "thread_name", "pid": {pid}, "tid": {tid}, "args": {{"name": "worker {i}"}}}}"#
+                ),
+                1 => format!(
+                    r#"{{"ph": "X", "cat": "cpu_op", "name": "aten::op{}", "pid": {pid}, "tid": {tid}, "ts": {i}.5, "dur": 2, "args": {{"External id": {i}, "Input Dims": [[{i}, 3], []], "Input type": ["float", ""], "Concrete Inputs": ["", "{}"], "Record function id": {i}}}}}"#,
+                    i % 11,
+                    i % 4
+                ),
+                2 => format!(
+                    r#"{{"ph": "X", "cat": "kernel", "name": "kernel_{}\u00e9\n", "pid": 7, "tid": "stream 7", "ts": {i}, "dur": 1.25, "args": {{"correlation": {i}, "stream": 7, "device": 0, "grid": [1, 2, 3]}}}}"#,
+                    i
+                ),
+                3 => format!(
+                    r#"{{"ph": "X", "cat": "user_annotation", "name": "step", "pid": {pid}, "tid": {tid}, "ts": {i}, "dur": 3, "args": {{"list": [{{"a": 1}}, {{"b": "}}, {{\"x"}}]}}}}"#
+                ),
+                4 => format!(
+                    r#"{{"ph": "s", "id": {i}, "pid": {pid}, "tid": {tid}, "ts": {i}, "cat": "ac2g", "name": "ac2g"}}"#
+                ),
+                5 => format!(
+                    r#"{{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": {pid}, "tid": {tid}, "ts": {i}, "dur": 1, "args": {{"correlation": {i}, "cbid": 211}}}}"#
+                ),
+                _ => format!(
+                    r#"{{"ph": "i", "name": "mark {i}", "pid": "{pid}", "tid": {tid}, "ts": {i}, "s": "t"}}"#
+                ),
+            };
+            json.push_str(&event);
+        }
+        json.push_str("\n], \"traceName\": \"generated\"}\n");
+        json
+    }
+
+    /// Every row and every metadata name of a decoded trace, as text.
+    fn digest(trace: &RawTrace) -> Vec<String> {
+        let mut rows = Vec::new();
+        let uids: Vec<usize> = (0..trace.len()).collect();
+        let inputs = trace.op_inputs_of(&uids);
+        for (uid, inputs) in inputs.iter().enumerate() {
+            let mut row = format!(
+                "{uid} {:?} {:?} {:?} {:?} {:?} {:?}",
+                trace.kind[uid],
+                trace.str(trace.ph.get(uid)),
+                trace.str(trace.cat.get(uid)),
+                trace.str(trace.name.get(uid)),
+                trace.str(trace.pid.get(uid)),
+                trace.str(trace.tid.get(uid)),
+            );
+            let numbers = [&trace.correlation, &trace.external_id, &trace.stream];
+            for column in numbers
+                .into_iter()
+                .chain([&trace.device, &trace.seq_num, &trace.flow_id])
+            {
+                let _ = write!(row, " {:?}", column.get(uid));
+            }
+            let _ = write!(
+                row,
+                " {:?} {:?} {:?} at {} len {}",
+                trace.ts.get(uid),
+                trace.dur.get(uid),
+                trace.args_of(uid),
+                trace.args_at[uid],
+                trace.args_len[uid],
+            );
+            if let Some(inputs) = inputs {
+                let _ = write!(
+                    row,
+                    " {:?} {:?} {:?}",
+                    trace.input_text(inputs.dims),
+                    trace.input_text(inputs.types),
+                    trace.input_text(inputs.concrete)
+                );
+            }
+            rows.push(row);
+        }
+        let mut names: Vec<String> = trace
+            .thread_names
+            .iter()
+            .map(|((p, t), v)| {
+                format!(
+                    "thread {} {} {v}",
+                    trace.strings.get(*p),
+                    trace.strings.get(*t)
+                )
+            })
+            .collect();
+        names.sort();
+        rows.extend(names);
+        rows.push(format!("{:?}", trace.metadata));
+        rows
+    }
+
+    fn write_trace(json: &str) -> tempfile::NamedTempFile {
+        let mut file = tempfile::NamedTempFile::new().expect("temp file");
+        file.write_all(json.as_bytes()).expect("write trace");
+        file
+    }
+
+    #[test]
+    fn reading_ahead_decodes_what_one_thread_decodes() {
+        let json = generated_trace(40_000, None);
+        assert!(
+            json.len() > 4 << 20,
+            "spans many chunks: {} bytes",
+            json.len()
+        );
+        let file = write_trace(&json);
+        let path = file.path().to_str().expect("utf-8 path");
+        let (alone, none_taken) = load_with(path, false).expect("sequential load");
+        let (ahead, taken) = load_with(path, true).expect("read-ahead load");
+        assert_eq!(none_taken, 0);
+        // Every odd chunk's part is taken (the args arrays of objects mislead the
+        // first guess of some chunks, not the later ones).
+        let chunks = json.len().div_ceil(1 << 20) as u64;
+        assert!(
+            taken >= chunks / 2 - 1,
+            "{taken} parts taken of {chunks} chunks"
+        );
+        assert_eq!(alone.len(), 40_000);
+        let (alone, ahead) = (digest(&alone), digest(&ahead));
+        assert_eq!(alone.len(), ahead.len());
+        for (a, b) in alone.iter().zip(&ahead) {
+            assert_eq!(a, b);
+        }
+        assert!(alone.iter().any(|r| r.contains("thread 0 t0 worker")));
+    }
+
+    #[test]
+    fn args_read_back_match_the_document_across_parts_decoded_ahead() {
+        let json = generated_trace(40_000, None);
+        let file = write_trace(&json);
+        let path = file.path().to_str().expect("utf-8 path");
+        let (trace, taken) = load_with(path, true).expect("read-ahead load");
+        assert!(taken > 0, "parts decoded ahead were taken");
+        let stamp = trace.stamp.clone().expect("a file can be read again");
+        let positions = reread::ArgsInFile::new(path, stamp, trace.args_at, trace.args_len);
+        let read = positions.read().expect("args read back");
+        #[derive(serde::Deserialize)]
+        struct Event<'a> {
+            #[serde(borrow)]
+            args: Option<&'a serde_json::value::RawValue>,
+        }
+        #[derive(serde::Deserialize)]
+        struct Doc<'a> {
+            #[serde(borrow, rename = "traceEvents")]
+            events: Vec<Event<'a>>,
+        }
+        let doc: Doc = serde_json::from_str(&json).expect("generated JSON");
+        assert_eq!(doc.events.len(), positions.rows());
+        for (uid, event) in doc.events.iter().enumerate() {
+            let offsets = &read.offsets.0;
+            let got = read
+                .valid
+                .get(uid)
+                .then(|| &read.text[offsets[uid] as usize..offsets[uid + 1] as usize]);
+            assert_eq!(got, event.args.map(|a| a.get()), "event {uid}");
+        }
+    }
+
+    #[test]
+    fn a_bad_separator_in_a_chunk_read_ahead_is_reported_as_alone() {
+        // A form feed after the comma between two events: not JSON whitespace, so
+        // the main parser stops there; a part must not step over it. At 2.5 MB the
+        // main parser reads the chunk itself, at 3.5 MB the read-ahead thread does.
+        for at in [2_500_000, 3_500_000] {
+            let mut json = generated_trace(40_000, None);
+            let comma = at + json[at..].find(",\n  ").expect("a separator");
+            json.insert(comma + 1, '\u{c}');
+            let file = write_trace(&json);
+            let path = file.path().to_str().expect("utf-8 path");
+            let alone = load_with(path, false).err().expect("an error").to_string();
+            let ahead = load_with(path, true).err().expect("an error").to_string();
+            assert_eq!(alone, ahead);
+        }
+    }
+
+    #[test]
+    fn a_bad_event_in_a_chunk_read_ahead_is_reported_as_alone() {
+        for bad_at in [25_000, 39_999] {
+            let file = write_trace(&generated_trace(40_000, Some(bad_at)));
+            let path = file.path().to_str().expect("utf-8 path");
+            let alone = load_with(path, false)
+                .err()
+                .expect("a bad event")
+                .to_string();
+            let ahead = load_with(path, true)
+                .err()
+                .expect("a bad event")
+                .to_string();
+            assert_eq!(alone, ahead);
+            assert!(alone.contains(&format!("event {bad_at}")), "{alone}");
+        }
+    }
+}

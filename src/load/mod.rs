@@ -1,0 +1,182 @@
+//! Loading: a trace file or a `tracesql export` directory becomes tables.
+//!
+//! This is where the pipeline's lower half (`ingest` → `tree` → `model`) is run
+//! for one input and where a reopened export is read back; both give a
+//! [`LoadedTrace`], the same tables either way. The types that say where a
+//! trace came from ([`TraceInfo`]) and what an export holds ([`Manifest`]) live
+//! here too, since reopening reads them and `export` writes them.
+//!
+//! Input formats: every format reader lives in `ingest` and produces the same
+//! [`crate::ingest::RawTrace`]; [`load_trace`] is the one place that picks the
+//! reader, so a new format is a new reader there, not a new path here.
+
+mod manifest;
+mod provenance;
+pub mod reopen;
+
+pub use manifest::{
+    ExportedFile, ExportedReport, ExportedTrace, Manifest, TraceInfo, DATA_FILE, FORMAT,
+    FORMAT_VERSION, MARKER,
+};
+pub(crate) use provenance::string_column;
+pub use provenance::{describe, device_of, load_described, sha256_file};
+
+use std::sync::Arc;
+
+use datafusion::arrow::record_batch::RecordBatch;
+use datafusion::error::DataFusionError;
+
+use crate::ingest::{self, ArgsInFile, IngestError, Problem};
+use crate::model::{self, TABLES};
+use crate::tree;
+
+/// One trace, read, linked and turned into tables.
+pub struct LoadedTrace {
+    /// The `trace` column value: the file name without its extensions.
+    pub name: String,
+    pub tables: Vec<(&'static str, RecordBatch)>,
+    /// Where `events.args` is read from when it is not in the `events` batch
+    /// (NULL there): a trace loaded from a file. See `ingest::reread`.
+    pub args_in_file: Option<Arc<ArgsInFile>>,
+}
+
+/// Every trace at `path`: one for a trace file (`-` for stdin), each trace of a
+/// `tracesql export` directory (read from its Parquet files, no JSON parse).
+pub fn load_input(path: &str) -> Result<Vec<LoadedTrace>, IngestError> {
+    if reopen::is_directory(path) {
+        let traces = reopen::read_export(path)?;
+        return Ok(traces.into_iter().map(|(trace, _)| trace).collect());
+    }
+    Ok(vec![load_trace(path)?])
+}
+
+/// Reads, links and tabulates the trace at `path` (`-` for stdin); `path` may
+/// also be an export directory holding one trace (see [`load_input`] for more).
+pub fn load_trace(path: &str) -> Result<LoadedTrace, IngestError> {
+    if reopen::is_directory(path) {
+        let mut traces = load_input(path)?;
+        if traces.len() != 1 {
+            let message = format!(
+                "the export holds {} traces; here one is expected (`tracesql query DIR` opens them all)",
+                traces.len()
+            );
+            return Err(IngestError::new(path, Problem::Export(message)));
+        }
+        return Ok(traces.pop().expect("one trace"));
+    }
+    let raw = crate::timing::timed("  decompress + parse", || ingest::load(path))?;
+    let links = crate::timing::timed("  link", || tree::link(&raw));
+    let name = trace_name(path);
+    let (tables, args_in_file) = model::build_tables(raw, links, &name)
+        .map_err(|e| IngestError::new(path, Problem::Read(format!("cannot build tables: {e}"))))?;
+    crate::timing::table_sizes(&tables);
+    if let Some(args) = &args_in_file {
+        crate::timing::memory("events.args positions", args.memory_size());
+    }
+    Ok(LoadedTrace {
+        name,
+        tables,
+        args_in_file: args_in_file.map(Arc::new),
+    })
+}
+
+impl LoadedTrace {
+    /// Every table in full, in [`TABLES`] order (what an export writes): `events`
+    /// with its args read back from the trace file where the batch does not
+    /// hold them, and `kernel_ancestors` derived where it is not held.
+    pub fn full_tables(&self) -> Result<Vec<(&'static str, RecordBatch)>, IngestError> {
+        let bad = |e: datafusion::arrow::error::ArrowError| {
+            IngestError::new(
+                &self.name,
+                Problem::Read(format!("cannot build tables: {e}")),
+            )
+        };
+        let mut full = Vec::with_capacity(TABLES.len());
+        for doc in TABLES {
+            let batch = match (self.table(doc.name), doc.name) {
+                (Some(events), "events") => match &self.args_in_file {
+                    Some(args) => model::events_with_args(events, args)?,
+                    None => events.clone(),
+                },
+                (Some(batch), _) => batch.clone(),
+                (None, "kernel_ancestors") => self.kernel_ancestors().map_err(bad)?,
+                (None, _) => continue,
+            };
+            full.push((doc.name, batch));
+        }
+        Ok(full)
+    }
+
+    /// The batch of table `name`, if this trace holds one.
+    pub fn table(&self, name: &str) -> Option<&RecordBatch> {
+        self.tables.iter().find(|(t, _)| *t == name).map(|(_, b)| b)
+    }
+
+    /// Rows of table `name`: counted for `kernel_ancestors` when not held.
+    pub fn row_count(&self, name: &str) -> usize {
+        match (
+            self.table(name),
+            self.table("events"),
+            self.table("kernels"),
+        ) {
+            (Some(batch), _, _) => batch.num_rows(),
+            (None, Some(events), Some(kernels)) if name == "kernel_ancestors" => {
+                model::kernel_ancestors::count(events, kernels).unwrap_or(0)
+            }
+            _ => 0,
+        }
+    }
+
+    fn kernel_ancestors(&self) -> Result<RecordBatch, datafusion::arrow::error::ArrowError> {
+        let missing = || {
+            datafusion::arrow::error::ArrowError::SchemaError("no events or kernels table".into())
+        };
+        let events = self.table("events").ok_or_else(missing)?;
+        let kernels = self.table("kernels").ok_or_else(missing)?;
+        model::kernel_ancestors::derive(events, kernels, &self.name)
+    }
+
+    /// The same trace under another name (its `trace` columns rewritten).
+    pub fn renamed(self, name: &str) -> Result<LoadedTrace, DataFusionError> {
+        let tables = self
+            .tables
+            .into_iter()
+            .map(|(table, batch)| Ok((table, rename_trace(&batch, name)?)))
+            .collect::<Result<Vec<_>, DataFusionError>>()?;
+        Ok(LoadedTrace {
+            name: name.to_string(),
+            tables,
+            args_in_file: self.args_in_file,
+        })
+    }
+}
+
+/// `dir/bert.json.gz` → `bert`; standard input is `stdin`.
+pub fn trace_name(path: &str) -> String {
+    if path == "-" {
+        return "stdin".into();
+    }
+    let file = std::path::Path::new(path)
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.to_string());
+    let mut name = file.as_str();
+    for ext in [".gz", ".zip", ".json"] {
+        if let Some(stripped) = name.strip_suffix(ext) {
+            name = stripped;
+        }
+    }
+    name.to_string()
+}
+
+/// The same batch with its `trace` column set to `name`.
+pub(crate) fn rename_trace(
+    batch: &RecordBatch,
+    name: &str,
+) -> Result<RecordBatch, DataFusionError> {
+    let mut columns = batch.columns().to_vec();
+    if let Ok(i) = batch.schema().index_of("trace") {
+        columns[i] = crate::model::repeat_dict(name, batch.num_rows());
+    }
+    Ok(RecordBatch::try_new(batch.schema(), columns)?)
+}
