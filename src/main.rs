@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use tracesql::catalog::Catalog;
-use tracesql::engine::session_catalog::{model_and_catalog_rows, tables_batch};
+use tracesql::engine::session_catalog::{columns_batch, documented_columns, model_tables_listing};
 use tracesql::engine::Engine;
 use tracesql::export::{export_parquet, stored_reports, ExportOptions};
 use tracesql::load::reopen::is_directory;
@@ -218,13 +218,8 @@ fn run(cli: Cli) -> Result<(), Error> {
             // needs no SQL session (whose setup alone pages in ~15 MB of code).
             let loaded = load_traces(&traces)?;
             let count = |table: &str| -> usize { loaded.iter().map(|t| t.row_count(table)).sum() };
-            let mut rows = model_and_catalog_rows(&catalog, &count);
-            rows.retain(|r| r.kind == "table");
-            let batch = tables_batch(&rows).map_err(Error::query)?;
-            // `tracesql_tables` less its kind column, the first named `table`.
-            let shown = batch.project(&[0, 2, 3]).map_err(Error::query)?;
-            let shown = rename_first_column(&shown, "table")?;
-            print_listing_stdout(&shown)
+            let listing = model_tables_listing(&count).map_err(Error::query)?;
+            print_listing_stdout(&listing)
         }
         Command::Schema { table } => schema(&catalog, table.as_deref()),
         Command::Report {
@@ -635,41 +630,15 @@ fn schema(catalog: &Catalog, table: Option<&str>) -> Result<(), Error> {
                 })?
         }
         None => {
-            let listing = runtime()?
-                .block_on(engine.columns_listing(None))
-                .map_err(Error::query)?;
-            only_model_tables(&listing)?
+            let model = tracesql::model::TABLES.iter().map(|t| t.name);
+            let rows = model
+                .filter_map(documented_columns)
+                .flatten()
+                .collect::<Vec<_>>();
+            columns_batch(&rows).map_err(Error::query)?
         }
     };
     print_listing_stdout(&listing)
-}
-
-/// The rows of a `tracesql_columns` listing that belong to the trace model's tables.
-fn only_model_tables(
-    listing: &datafusion::arrow::record_batch::RecordBatch,
-) -> Result<datafusion::arrow::record_batch::RecordBatch, Error> {
-    use datafusion::arrow::array::{AsArray, BooleanArray};
-    let tables = listing.column(0).as_string::<i32>();
-    let keep: BooleanArray = tables
-        .iter()
-        .map(|t| Some(t.is_some_and(|t| tracesql::model::table_doc(t).is_some())))
-        .collect();
-    datafusion::arrow::compute::filter_record_batch(listing, &keep).map_err(Error::query)
-}
-
-/// `batch` with its first column renamed.
-fn rename_first_column(
-    batch: &datafusion::arrow::record_batch::RecordBatch,
-    name: &str,
-) -> Result<datafusion::arrow::record_batch::RecordBatch, Error> {
-    let schema = batch.schema();
-    let mut fields: Vec<_> = schema.fields().iter().map(|f| f.as_ref().clone()).collect();
-    if let Some(first) = fields.first_mut() {
-        *first = first.clone().with_name(name);
-    }
-    let schema = std::sync::Arc::new(datafusion::arrow::datatypes::Schema::new(fields));
-    datafusion::arrow::record_batch::RecordBatch::try_new(schema, batch.columns().to_vec())
-        .map_err(Error::query)
 }
 
 /// Prints a listing (every row, no footer) as a table for reading.

@@ -32,10 +32,10 @@ use std::sync::{Arc, OnceLock, RwLock};
 
 use async_trait::async_trait;
 use datafusion::arrow::array::{
-    Array, ArrayRef, AsArray, BooleanArray, Float64Array, Int64Array, StringArray,
+    Array, ArrayRef, BooleanArray, Float64Array, Int64Array, StringArray,
 };
 use datafusion::arrow::compute::filter_record_batch;
-use datafusion::arrow::datatypes::{DataType, Float64Type, Int64Type, SchemaRef};
+use datafusion::arrow::datatypes::{DataType, SchemaRef};
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::catalog::{Session, TableFunctionArgs, TableFunctionImpl, TableProvider};
 use datafusion::common::{plan_datafusion_err, plan_err, Result, ScalarValue};
@@ -44,6 +44,7 @@ use datafusion::logical_expr::{Expr, LogicalPlanBuilder};
 use datafusion::physical_plan::{collect, ExecutionPlan};
 use datafusion::prelude::SessionContext;
 
+use crate::model::call_tree::{f64_column, i64_column, utf8_column, CallTree};
 use crate::model::{col, table_doc, TableDoc};
 
 /// `ancestors(uid [, trace])`.
@@ -446,25 +447,7 @@ struct TraceTree {
     events: RecordBatch,
     kernels: RecordBatch,
     edges: RecordBatch,
-    index: OnceLock<std::result::Result<TreeIndex, String>>,
-}
-
-const NONE: u32 = u32::MAX;
-
-/// The call tree of one trace as arrays indexed by uid.
-#[derive(Debug)]
-struct TreeIndex {
-    /// Row of each uid in `events` (NONE: no such event).
-    row: Vec<u32>,
-    /// Parent of each uid (NONE: a root) and the kind of that edge.
-    parent: Vec<u32>,
-    parent_kind: Vec<u8>,
-    /// Children of uid `u`: `children[child_start[u]..child_start[u + 1]]`, in
-    /// (ts, uid) order.
-    child_start: Vec<u32>,
-    children: Vec<u32>,
-    /// Edge kinds by code.
-    kinds: Vec<String>,
+    index: OnceLock<std::result::Result<CallTree, String>>,
 }
 
 struct EventColumns<'a> {
@@ -474,181 +457,10 @@ struct EventColumns<'a> {
     dur: &'a Float64Array,
 }
 
-fn column<'a>(batch: &'a RecordBatch, name: &str) -> std::result::Result<&'a ArrayRef, String> {
-    batch
-        .column_by_name(name)
-        .ok_or_else(|| format!("the table has no column {name}"))
-}
-
-/// A text column as plain strings (the tables dictionary-encode most text).
-fn utf8_column(batch: &RecordBatch, name: &str) -> std::result::Result<StringArray, String> {
-    let column = column(batch, name)?;
-    let text = datafusion::arrow::compute::cast(column, &DataType::Utf8)
-        .map_err(|_| format!("column {name} is not text"))?;
-    text.as_string_opt::<i32>()
-        .cloned()
-        .ok_or_else(|| format!("column {name} is not text"))
-}
-
-fn i64_column<'a>(
-    batch: &'a RecordBatch,
-    name: &str,
-) -> std::result::Result<&'a Int64Array, String> {
-    column(batch, name)?
-        .as_primitive_opt::<Int64Type>()
-        .ok_or_else(|| format!("column {name} is not Int64"))
-}
-
-fn f64_column<'a>(
-    batch: &'a RecordBatch,
-    name: &str,
-) -> std::result::Result<&'a Float64Array, String> {
-    column(batch, name)?
-        .as_primitive_opt::<Float64Type>()
-        .ok_or_else(|| format!("column {name} is not Float64"))
-}
-
-impl TreeIndex {
-    fn build(events: &RecordBatch, edges: &RecordBatch) -> std::result::Result<Self, String> {
-        let uids = i64_column(events, "uid")?;
-        let ts = f64_column(events, "ts")?;
-        let n = events.num_rows();
-        let in_range = |u: i64| usize::try_from(u).ok().filter(|&u| u < n);
-        let mut row = vec![NONE; n];
-        for r in 0..n {
-            if let Some(u) = uids.is_valid(r).then(|| uids.value(r)).and_then(in_range) {
-                row[u] = r as u32;
-            }
-        }
-        let parents = i64_column(edges, "parent_uid")?;
-        let childs = i64_column(edges, "child_uid")?;
-        let kind_names = utf8_column(edges, "kind")?;
-        let mut kinds: Vec<String> = Vec::new();
-        let mut parent = vec![NONE; n];
-        let mut parent_kind = vec![0u8; n];
-        let mut count = vec![0u32; n + 1];
-        for e in 0..edges.num_rows() {
-            let (Some(p), Some(c)) = (
-                parents
-                    .is_valid(e)
-                    .then(|| parents.value(e))
-                    .and_then(in_range),
-                childs
-                    .is_valid(e)
-                    .then(|| childs.value(e))
-                    .and_then(in_range),
-            ) else {
-                continue;
-            };
-            let kind = if kind_names.is_valid(e) {
-                kind_names.value(e)
-            } else {
-                ""
-            };
-            let code = match kinds.iter().position(|k| k == kind) {
-                Some(i) => i,
-                None => {
-                    kinds.push(kind.to_string());
-                    kinds.len() - 1
-                }
-            };
-            parent[c] = p as u32;
-            parent_kind[c] = u8::try_from(code).map_err(|_| "too many edge kinds".to_string())?;
-        }
-        for &p in &parent {
-            if p != NONE {
-                count[p as usize + 1] += 1;
-            }
-        }
-        let mut child_start = count;
-        for i in 1..child_start.len() {
-            child_start[i] += child_start[i - 1];
-        }
-        let mut fill = child_start.clone();
-        let mut children = vec![0u32; child_start[n] as usize];
-        for (c, &p) in parent.iter().enumerate() {
-            if p != NONE {
-                children[fill[p as usize] as usize] = c as u32;
-                fill[p as usize] += 1;
-            }
-        }
-        let start_of = |u: u32| {
-            let r = row[u as usize];
-            if r == NONE || ts.is_null(r as usize) {
-                f64::INFINITY
-            } else {
-                ts.value(r as usize)
-            }
-        };
-        for u in 0..n {
-            let slice = &mut children[child_start[u] as usize..child_start[u + 1] as usize];
-            slice.sort_by(|&a, &b| start_of(a).total_cmp(&start_of(b)).then(a.cmp(&b)));
-        }
-        Ok(TreeIndex {
-            row,
-            parent,
-            parent_kind,
-            child_start,
-            children,
-            kinds,
-        })
-    }
-
-    fn parent_of(&self, uid: u32) -> Option<(u32, &str)> {
-        let p = self.parent[uid as usize];
-        (p != NONE).then(|| {
-            (
-                p,
-                self.kinds[self.parent_kind[uid as usize] as usize].as_str(),
-            )
-        })
-    }
-
-    fn children_of(&self, uid: u32) -> &[u32] {
-        let u = uid as usize;
-        &self.children[self.child_start[u] as usize..self.child_start[u + 1] as usize]
-    }
-
-    /// `(ancestor, distance, kind of its edge down)`, nearest first.
-    fn ancestors(&self, uid: u32) -> Vec<(u32, i64, &str)> {
-        let mut out = Vec::new();
-        let mut current = uid;
-        while let Some((p, kind)) = self.parent_of(current) {
-            out.push((p, out.len() as i64 + 1, kind));
-            current = p;
-            // Each child has one parent, so a walk longer than the trace is a cycle.
-            if out.len() > self.parent.len() {
-                break;
-            }
-        }
-        out
-    }
-
-    /// `(uid, parent, distance, kind)` depth first, children in time order.
-    fn descendants(&self, uid: u32, max_depth: Option<i64>) -> Vec<(u32, u32, i64, &str)> {
-        let mut out = Vec::new();
-        let mut stack: Vec<(u32, i64)> = vec![(uid, 0)];
-        while let Some((node, depth)) = stack.pop() {
-            if node != uid {
-                if let Some((p, kind)) = self.parent_of(node) {
-                    out.push((node, p, depth, kind));
-                }
-            }
-            if max_depth.is_some_and(|m| depth >= m) || out.len() > self.parent.len() {
-                continue;
-            }
-            for &c in self.children_of(node).iter().rev() {
-                stack.push((c, depth + 1));
-            }
-        }
-        out
-    }
-}
-
 impl TraceTree {
-    fn index(&self) -> Result<&TreeIndex> {
+    fn index(&self) -> Result<&CallTree> {
         self.index
-            .get_or_init(|| TreeIndex::build(&self.events, &self.edges))
+            .get_or_init(|| CallTree::build(&self.events, &self.edges))
             .as_ref()
             .map_err(|e| {
                 plan_datafusion_err!("trace '{}': cannot index its call tree: {e}", self.name)
@@ -670,9 +482,9 @@ impl TraceTree {
     /// The function's rows for `uid`.
     fn answer(&self, kind: Kind, uid: i64, max_depth: Option<i64>) -> Result<RecordBatch> {
         let index = self.index()?;
-        let Some(u) = usize::try_from(uid)
+        let Some(u) = u32::try_from(uid)
             .ok()
-            .filter(|&u| u < index.row.len() && index.row[u] != NONE)
+            .filter(|&u| index.row_of(u).is_some())
         else {
             return plan_err!(
                 "{}: uid {uid} is not an event of trace '{}'",
@@ -680,7 +492,6 @@ impl TraceTree {
                 self.name
             );
         };
-        let u = u as u32;
         match kind {
             Kind::Ancestors => {
                 let rows: Vec<EventRow> = index
@@ -716,7 +527,7 @@ impl TraceTree {
                 self.event_batch(kind, &rows)
             }
             Kind::KernelsOf => {
-                let mut inside = vec![false; index.row.len()];
+                let mut inside = vec![false; index.len()];
                 inside[u as usize] = true;
                 for (d, ..) in index.descendants(u, None) {
                     inside[d as usize] = true;
@@ -747,10 +558,7 @@ impl TraceTree {
         let cols = self.columns()?;
         // The event's row, if the uid has one (an edge may name a uid the
         // events table lacks only in a damaged export; its cells are NULL).
-        let row_of = |uid: u32| {
-            let r = index.row.get(uid as usize).copied().unwrap_or(NONE);
-            (r != NONE).then_some(r as usize)
-        };
+        let row_of = |uid: u32| index.row_of(uid);
         let text = |a: &StringArray, uid: u32| {
             row_of(uid)
                 .filter(|&r| a.is_valid(r))

@@ -82,9 +82,11 @@ impl Engine {
         for doc in TABLES {
             engine.batches.insert(doc.name, Vec::new());
         }
+        // Every table registered, empty until a trace is added, so that views
+        // plan (and `schema VIEW` describes them) in a session without traces.
         engine
-            .register_listings()
-            .expect("listing tables register in a new session");
+            .register_tables()
+            .expect("empty tables and listings register in a new session");
         // Empty until `analyze` fills it, so that `findings` plans in any session.
         engine
             .set_findings_raw(Vec::new())

@@ -132,6 +132,26 @@ pub fn model_and_catalog_rows(catalog: &Catalog, rows: &dyn Fn(&str) -> usize) -
     out
 }
 
+/// The trace model's tables with their row counts, as `tracesql tables`
+/// prints them: `tracesql_tables`' rows of kind `table`, as (table, rows,
+/// description).
+pub fn model_tables_listing(rows: &dyn Fn(&str) -> usize) -> Result<RecordBatch> {
+    let names: Vec<&str> = TABLES.iter().map(|t| t.name).collect();
+    let counts: Vec<i64> = TABLES.iter().map(|t| rows(t.name) as i64).collect();
+    let docs: Vec<&str> = TABLES.iter().map(|t| t.doc).collect();
+    let schema = Schema::new(vec![
+        Field::new("table", DataType::Utf8, false),
+        Field::new("rows", DataType::Int64, true),
+        Field::new("description", DataType::Utf8, false),
+    ]);
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(StringArray::from(names)),
+        Arc::new(Int64Array::from(counts)),
+        Arc::new(StringArray::from(docs)),
+    ];
+    Ok(RecordBatch::try_new(Arc::new(schema), columns)?)
+}
+
 /// `rows` as a `tracesql_tables` batch.
 pub fn tables_batch(rows: &[TableRow]) -> Result<RecordBatch> {
     let columns: Vec<ArrayRef> = vec![

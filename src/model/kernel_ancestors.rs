@@ -5,10 +5,9 @@
 //! reads it (a few milliseconds for the 223 K rows of the benchmark trace, whose
 //! 7 MB a load then does not hold). See `engine::derived_tables`.
 
-use std::collections::HashMap;
-
+use super::call_tree::Parents;
 use super::columns::{col, int64_values, repeat_dict, TableDoc};
-use datafusion::arrow::array::{Array, AsArray, Int64Array};
+use datafusion::arrow::array::{AsArray, Int64Array};
 use datafusion::arrow::datatypes::Int64Type;
 use datafusion::arrow::{error::ArrowError, record_batch::RecordBatch};
 
@@ -22,58 +21,6 @@ pub const DOC: TableDoc = TableDoc {
         col!("depth", Int64, "1 for the launch call, 2 for its parent, and so on up."),
     ],
 };
-
-/// The parent of each event of one trace, looked up by uid.
-struct Parents<'a> {
-    parent: &'a Int64Array,
-    /// Row of each uid when rows are not in uid order (never for tracesql's own
-    /// tables, where row `i` is uid `i`).
-    row_of: Option<HashMap<i64, usize>>,
-}
-
-impl<'a> Parents<'a> {
-    fn new(events: &'a RecordBatch) -> Result<Self, ArrowError> {
-        let column = |name: &str| -> Result<&'a Int64Array, ArrowError> {
-            let array = events
-                .column_by_name(name)
-                .ok_or_else(|| ArrowError::SchemaError(format!("events has no {name}")))?;
-            array
-                .as_primitive_opt::<Int64Type>()
-                .ok_or_else(|| ArrowError::SchemaError(format!("events.{name} is not Int64")))
-        };
-        let (uid, parent) = (column("uid")?, column("parent_uid")?);
-        let in_order = uid.null_count() == 0 && uid.values().iter().zip(0..).all(|(&u, i)| u == i);
-        let row_of = (!in_order).then(|| {
-            let uids = uid.iter().enumerate();
-            uids.filter_map(|(row, u)| Some((u?, row))).collect()
-        });
-        Ok(Parents { parent, row_of })
-    }
-
-    fn of(&self, uid: i64) -> Option<i64> {
-        let row = match &self.row_of {
-            None => usize::try_from(uid).ok(),
-            Some(rows) => rows.get(&uid).copied(),
-        }?;
-        (row < self.parent.len() && self.parent.is_valid(row)).then(|| self.parent.value(row))
-    }
-
-    /// Calls `visit(depth, ancestor)` for each event above `uid`, nearest first.
-    /// A chain longer than the trace (a cycle, in tables not built by tracesql)
-    /// stops there.
-    fn walk(&self, uid: i64, mut visit: impl FnMut(i64, i64)) {
-        let mut at = self.of(uid);
-        let mut depth = 0i64;
-        while let Some(ancestor) = at {
-            depth += 1;
-            if depth as usize > self.parent.len() {
-                break;
-            }
-            visit(depth, ancestor);
-            at = self.of(ancestor);
-        }
-    }
-}
 
 fn kernel_uids(kernels: &RecordBatch) -> Result<&Int64Array, ArrowError> {
     kernels

@@ -4,6 +4,7 @@
 //! `tracesql schema` prints them. `build_tables` turns one decoded, linked trace
 //! into one RecordBatch per table.
 
+pub mod call_tree;
 mod collectives;
 mod columns;
 mod events;
