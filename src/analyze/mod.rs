@@ -10,11 +10,7 @@
 pub mod render;
 pub mod runner;
 
-use datafusion::arrow::array::Array;
-use datafusion::arrow::record_batch::RecordBatch;
-
 use crate::engine::Engine;
-use crate::output::report_csv;
 use crate::Error;
 
 pub use runner::RuleRun;
@@ -29,53 +25,9 @@ pub const SECTION_QUERIES: [&str; 6] = [
     "platform_peaks",
 ];
 
-/// A query result: column names and batches.
-#[derive(Debug, Clone, Default)]
-pub struct Table {
-    pub name: String,
-    pub version: u32,
-    pub header: Vec<String>,
-    pub batches: Vec<RecordBatch>,
-}
-
-impl Table {
-    pub fn rows(&self) -> usize {
-        self.batches.iter().map(|b| b.num_rows()).sum()
-    }
-
-    /// Every row as display cells (NULL as ""), in column order.
-    pub fn cells(&self) -> Vec<Vec<String>> {
-        let mut out = Vec::new();
-        for batch in &self.batches {
-            for row in 0..batch.num_rows() {
-                out.push(
-                    batch
-                        .columns()
-                        .iter()
-                        .map(|c| report_csv::cell(c.as_ref(), row))
-                        .collect(),
-                );
-            }
-        }
-        out
-    }
-
-    /// The position of column `name`.
-    pub fn column(&self, name: &str) -> Option<usize> {
-        self.header.iter().position(|h| h == name)
-    }
-
-    /// Whether a cell is NULL, by row number over all batches.
-    pub fn is_null(&self, mut row: usize, column: usize) -> bool {
-        for batch in &self.batches {
-            if row < batch.num_rows() {
-                return batch.column(column).is_null(row);
-            }
-            row -= batch.num_rows();
-        }
-        true
-    }
-}
+/// A section's result: the query's name and version, its columns and rows
+/// (the same shape as a report's sheet).
+pub type Table = crate::output::Sheet;
 
 /// Everything the report shows for one trace.
 #[derive(Debug, Clone)]
@@ -141,8 +93,9 @@ async fn run_section(engine: &Engine, name: &str) -> Result<Table, Error> {
         .collect();
     let batches = frame.collect().await.map_err(|e| fail(&e))?;
     Ok(Table {
-        name: name.to_string(),
-        version: query.version,
+        sheet: name.to_string(),
+        query_name: name.to_string(),
+        query_version: query.version,
         header,
         batches,
     })

@@ -75,7 +75,7 @@ fn table_json(table: &Table) -> Result<Vec<Value>, Error> {
         writer
             .write_batches(&refs)
             .and_then(|()| writer.finish())
-            .map_err(|e| Error::Output(format!("{}: as JSON: {e}", table.name)))?;
+            .map_err(|e| Error::Output(format!("{}: as JSON: {e}", table.query_name)))?;
     }
     if buffer.is_empty() {
         return Ok(Vec::new());
@@ -83,7 +83,7 @@ fn table_json(table: &Table) -> Result<Vec<Value>, Error> {
     match serde_json::from_slice(&buffer) {
         Ok(Value::Array(rows)) => Ok(rows),
         Ok(_) => Ok(Vec::new()),
-        Err(e) => Err(Error::Output(format!("{}: as JSON: {e}", table.name))),
+        Err(e) => Err(Error::Output(format!("{}: as JSON: {e}", table.query_name))),
     }
 }
 
@@ -498,7 +498,7 @@ fn appendix(out: &mut dyn Write, analysis: &Analysis) -> io::Result<()> {
     ];
     let rows: Vec<Vec<String>> = sections
         .iter()
-        .map(|t| vec![t.name.clone(), t.version.to_string()])
+        .map(|t| vec![t.query_name.clone(), t.query_version.to_string()])
         .collect();
     md_table(out, &["Query", "Version"].map(String::from), &rows)
 }

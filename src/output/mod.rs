@@ -10,12 +10,14 @@ pub mod xlsx;
 
 use std::io::Write;
 
+use datafusion::arrow::array::Array;
 use datafusion::arrow::error::ArrowError;
 use datafusion::arrow::record_batch::RecordBatch;
 
 /// A named result headed for a file: one report's sheet (a CSV, a workbook
 /// sheet, a Parquet file). Defined here, not in `report`, because every writer
 /// takes it and writers sit below the code that runs queries.
+#[derive(Debug, Clone, Default)]
 pub struct Sheet {
     /// Output name (`-- sheet:`, default the query name): `<sheet>.csv`.
     pub sheet: String,
@@ -29,6 +31,39 @@ pub struct Sheet {
 impl Sheet {
     pub fn rows(&self) -> usize {
         self.batches.iter().map(|b| b.num_rows()).sum()
+    }
+
+    /// Every row as display cells (NULL as ""), in column order.
+    pub fn cells(&self) -> Vec<Vec<String>> {
+        let mut out = Vec::new();
+        for batch in &self.batches {
+            for row in 0..batch.num_rows() {
+                out.push(
+                    batch
+                        .columns()
+                        .iter()
+                        .map(|c| report_csv::cell(c.as_ref(), row))
+                        .collect(),
+                );
+            }
+        }
+        out
+    }
+
+    /// The position of column `name`.
+    pub fn column(&self, name: &str) -> Option<usize> {
+        self.header.iter().position(|h| h == name)
+    }
+
+    /// Whether a cell is NULL, by row number over all batches.
+    pub fn is_null(&self, mut row: usize, column: usize) -> bool {
+        for batch in &self.batches {
+            if row < batch.num_rows() {
+                return batch.column(column).is_null(row);
+            }
+            row -= batch.num_rows();
+        }
+        true
     }
 }
 
