@@ -23,6 +23,7 @@
 //! | `tflops_per_s(flops, kernel_us)`, `tb_per_s(bytes, kernel_us)`, `flops_per_byte(flops, bytes)` | scalar | `DOUBLE` |
 //! | `perf_param(params, key)`, `perf_param_keys(params [, prefix])` | scalar | `UTF8` one `param:` cell, `LIST<UTF8>` the keys |
 //! | `py_json(json UTF8)` | scalar | `UTF8` Python `str()` of a JSON value (lists stay lists) |
+//! | `perf_op_registry()` | table | the op registry (name, family, model_class, category, bwd_category, family_order, is_extension) of [`perf::registry`] |
 //! | `roofline_bound(flops, bytes, platform, spec)` | scalar | `UTF8` COMPUTE_BOUND / MEMORY_BOUND |
 //! | `roofline_time_us(flops, bytes, platform, spec)` | scalar | `DOUBLE` µs at the roofline |
 //! | `roofline_efficiency(flops, bytes, kernel_us, platform, spec)` | scalar | `DOUBLE` % of the roofline reached |
@@ -69,7 +70,8 @@ pub fn register_roofline(ctx: &SessionContext, platforms: std::sync::Arc<Vec<roo
     }
 }
 
-/// Registers every function of this crate with `ctx` (replacing any of the same name);
+/// Registers every function (and the table function `perf_op_registry`) of this
+/// crate with `ctx` (replacing any of the same name);
 /// the roofline functions know the built-in platforms.
 pub fn register_all(ctx: &SessionContext) {
     register_roofline(ctx, std::sync::Arc::new(roofline::builtin_platforms()));
@@ -102,6 +104,10 @@ pub fn register_all(ctx: &SessionContext) {
         ctx.register_udf(ScalarUDF::from(perf::udf::RateUdf::new(rate)));
     }
     perf::sheet::register(ctx);
+    ctx.register_udtf(
+        "perf_op_registry",
+        std::sync::Arc::new(perf::registry::OpRegistryFunction),
+    );
 }
 
 /// Whether a function argument of type `t` reads as text: any string flavour, a
