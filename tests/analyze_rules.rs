@@ -14,9 +14,9 @@ use std::process::Command;
 use std::sync::{Arc, OnceLock};
 
 use common::fixture;
-use datafusion::arrow::datatypes::DataType;
 use datafusion::datasource::MemTable;
 use serde_json::Value;
+use tracesql::analyze::runner::check_schema;
 use tracesql::engine::{load_trace, Engine};
 
 /// The rules this file covers.
@@ -546,32 +546,6 @@ fn fusion_opportunity_sums_small_elementwise_modules() {
     assert!(of_rule("analyze_clean.json", "fusion_opportunity").is_empty());
 }
 
-/// The contract's columns and types, in order.
-fn contract() -> Vec<(&'static str, DataType)> {
-    let list = DataType::List(Arc::new(datafusion::arrow::datatypes::Field::new(
-        "item",
-        DataType::Int64,
-        true,
-    )));
-    vec![
-        ("severity", DataType::Utf8),
-        ("category", DataType::Utf8),
-        ("subject", DataType::Utf8),
-        ("metric", DataType::Utf8),
-        ("value", DataType::Float64),
-        ("threshold", DataType::Float64),
-        ("message", DataType::Utf8),
-        ("action_a", DataType::Utf8),
-        ("action_b", DataType::Utf8),
-        ("time_us", DataType::Float64),
-        ("category_share_pct", DataType::Float64),
-        ("efficiency_pct", DataType::Float64),
-        ("op_rank", DataType::Int64),
-        ("metrics", DataType::Utf8),
-        ("evidence_uids", list),
-    ]
-}
-
 /// An MI300X engine over `path` with views registered, and the views the rules
 /// share computed once (what the analyze runner can do too).
 async fn rules_engine(path: &str) -> Engine {
@@ -603,17 +577,9 @@ async fn check_rules(engine: &Engine, what: &str) -> usize {
             .sql(&sql)
             .await
             .unwrap_or_else(|e| panic!("{what}: {rule} does not plan: {e}"));
-        let got: Vec<(String, DataType)> = df
-            .schema()
-            .fields()
-            .iter()
-            .map(|f| (f.name().clone(), f.data_type().clone()))
-            .collect();
-        let want: Vec<(String, DataType)> = contract()
-            .into_iter()
-            .map(|(n, t)| (n.to_string(), t))
-            .collect();
-        assert_eq!(got, want, "{what}: {rule} schema");
+        // The runner's own check: names in order, types it casts to the contract.
+        check_schema(df.schema().as_arrow())
+            .unwrap_or_else(|e| panic!("{what}: {rule} schema: {e}"));
         let batches = df
             .collect()
             .await
@@ -623,7 +589,7 @@ async fn check_rules(engine: &Engine, what: &str) -> usize {
                 .column(13)
                 .as_any()
                 .downcast_ref::<datafusion::arrow::array::StringArray>()
-                .expect("metrics is Utf8");
+                .expect("metrics is Utf8 (json_object)");
             for i in 0..batch.num_rows() {
                 let text = metrics.value(i);
                 serde_json::from_str::<Value>(text)
