@@ -501,6 +501,78 @@ fn normalization_baseline_flags_a_slow_batch_norm() {
     assert!(of_rule("analyze_clean.json", "normalization_baseline").is_empty());
 }
 
+/// One definition of a normalization (view analyze_bandwidth_baseline): a slow op
+/// named like a norm whose category is not a norm category (aten::rms_norm outside
+/// the registry takes its first kernel's, elementwise) is flagged by
+/// normalization_baseline only. Version 1 of elementwise_baseline left out only the
+/// norm categories, so both rules flagged it. Values are made up: a 4 TB/s add as
+/// the baseline, the norm at 1 TB/s (a quarter of it), both moving 64 MiB per call.
+#[tokio::test]
+async fn a_norm_named_op_of_another_category_is_only_a_normalization_finding() {
+    let engine = rules_engine(&fixture("analyze_clean.json")).await;
+    let ctx = engine.context();
+    let groups = ctx
+        .sql(
+            "SELECT * FROM (VALUES \
+               ('t', 'aten::add', 'elementwise', '[[1]]', true, 4.0, 64.0, 100.0, 10.0, 1, [1]), \
+               ('t', 'aten::rms_norm', 'elementwise', '[[2]]', true, 1.0, 64.0, 400.0, 40.0, 2, [2])) \
+             AS v(trace, name, category, shape, compute_only, tb_per_s, data_mb, time_us, \
+                  share_pct, op_rank, uids)",
+        )
+        .await
+        .expect("plans");
+    let schema = Arc::new(groups.schema().as_arrow().clone());
+    let batches = groups.collect().await.expect("runs");
+    ctx.register_table(
+        "groups",
+        Arc::new(MemTable::try_new(schema, vec![batches]).expect("table")),
+    )
+    .expect("register");
+    let ops = ctx
+        .sql(
+            "SELECT trace, name, category, shape, compute_only, tb_per_s, data_mb, time_us, \
+                    share_pct, CAST(NULL AS DOUBLE) AS category_share_pct, \
+                    CAST(NULL AS DOUBLE) AS efficiency_pct, CAST(op_rank AS BIGINT) AS op_rank, \
+                    CAST(NULL AS VARCHAR) AS compute_spec, 'memory' AS bound, \
+                    CAST(NULL AS DOUBLE) AS flops_per_byte, uids \
+             FROM groups",
+        )
+        .await
+        .expect("plans");
+    let schema = Arc::new(ops.schema().as_arrow().clone());
+    let batches = ops.collect().await.expect("runs");
+    ctx.deregister_table("analyze_ops").expect("deregister");
+    ctx.register_table(
+        "analyze_ops",
+        Arc::new(MemTable::try_new(schema, vec![batches]).expect("table")),
+    )
+    .expect("register");
+    let mut subjects = Vec::new();
+    for rule in ["elementwise_baseline", "normalization_baseline"] {
+        let sql = std::fs::read_to_string(rule_path(rule)).expect("rule file");
+        let found = ctx
+            .sql(&sql)
+            .await
+            .expect("plans")
+            .collect()
+            .await
+            .expect("runs");
+        for batch in &found {
+            let subject = datafusion::arrow::compute::cast(
+                batch.column(2),
+                &datafusion::arrow::datatypes::DataType::Utf8,
+            )
+            .expect("text");
+            let subject = subject
+                .as_any()
+                .downcast_ref::<datafusion::arrow::array::StringArray>()
+                .expect("utf8");
+            subjects.extend((0..batch.num_rows()).map(|i| format!("{rule}: {}", subject.value(i))));
+        }
+    }
+    assert_eq!(subjects, ["normalization_baseline: aten::rms_norm [[2]]"]);
+}
+
 #[test]
 fn conv_layout_transpose_measures_the_transposes_inside_convolutions() {
     let f = "analyze_attention.json";
