@@ -60,6 +60,108 @@ async fn every_shipped_query_runs_on_fixtures() {
     }
 }
 
+/// The `Columns:` block of a query's header comment (Perfetto's stdlib style): a
+/// `-- Columns:` line, then one `--   name: what it is, unit` line per column, a
+/// continuation indented further. A name with spaces or colons is double-quoted;
+/// `view.*` stands for the columns of that view, documented there. `None` without a
+/// block.
+fn documented_columns(sql: &str) -> Option<Vec<String>> {
+    let mut lines = sql.lines().map(str::trim_end);
+    lines.find(|l| *l == "-- Columns:")?;
+    let mut names = Vec::new();
+    for line in lines {
+        let Some(entry) = line.strip_prefix("--   ") else {
+            break;
+        };
+        if entry.starts_with(' ') {
+            continue; // a continuation line
+        }
+        let name = match entry.strip_prefix('"') {
+            Some(quoted) => quoted.split_once("\":").map(|(n, _)| n),
+            None => entry.split_once(": ").map(|(n, _)| n),
+        };
+        let name = name.unwrap_or_else(|| panic!("`{line}`: expected `--   name: text`"));
+        names.push(name.to_string());
+    }
+    Some(names)
+}
+
+/// The documented columns with each `view.*` replaced by the columns of `view`'s
+/// own block that the query returns and does not list itself (a query selecting
+/// `* EXCLUDE (…)` from a view returns a subset of its columns, in its order).
+fn expand_documented(names: &[String], returned: &[String], catalog: &Catalog) -> Vec<String> {
+    let mut out = Vec::new();
+    for name in names {
+        let Some(view) = name.strip_suffix(".*") else {
+            out.push(name.clone());
+            continue;
+        };
+        let q = catalog
+            .get(view)
+            .unwrap_or_else(|| panic!("`{name}`: no view {view}"));
+        let theirs = documented_columns(&q.sql).unwrap_or_default();
+        for column in expand_documented(&theirs, returned, catalog) {
+            if returned.contains(&column) && !names.contains(&column) {
+                out.push(column);
+            }
+        }
+    }
+    out
+}
+
+/// Every report and view says what each of its columns is: its `Columns:` block
+/// names exactly the columns it returns, in order (planned over a fixture).
+#[tokio::test]
+async fn every_report_and_view_documents_its_columns() {
+    let engine = engine_with_views(&[&fixture("basic_linear.json")]).await;
+    let catalog = engine.catalog();
+    let mut checked = 0;
+    for q in catalog.iter() {
+        let sql = match q.kind {
+            QueryKind::View => format!("SELECT * FROM {}", q.name),
+            QueryKind::Report => q.sql.clone(),
+            QueryKind::Category | QueryKind::Rule => continue,
+        };
+        let frame = engine
+            .context()
+            .sql(&sql)
+            .await
+            .unwrap_or_else(|e| panic!("{} ({}) does not plan: {e}", q.name, q.origin));
+        let returned: Vec<String> = frame
+            .schema()
+            .fields()
+            .iter()
+            .map(|f| f.name().clone())
+            .collect();
+        let documented = documented_columns(&q.sql)
+            .unwrap_or_else(|| panic!("{}: the header has no `-- Columns:` block", q.origin));
+        let documented = expand_documented(&documented, &returned, catalog);
+        assert_eq!(
+            documented, returned,
+            "{}: the `Columns:` block does not name the columns it returns",
+            q.origin
+        );
+        checked += 1;
+    }
+    assert!(checked > 30, "{checked} reports and views");
+}
+
+#[test]
+fn columns_blocks_read_quoted_names_and_continuations() {
+    let sql = "-- name: x\n--\n-- Columns:\n--   trace: the trace\n\
+               --   \"Kernel Time (µs)_sum\": summed, µs\n--     more text: not a column\n\
+               --   perf_summary.*: its columns\n-- after the block\nSELECT 1";
+    assert_eq!(
+        documented_columns(sql),
+        Some(vec![
+            "trace".to_string(),
+            "Kernel Time (µs)_sum".to_string(),
+            "perf_summary.*".to_string()
+        ])
+    );
+    assert_eq!(documented_columns("-- name: x\nSELECT 1"), None);
+}
+
 #[tokio::test]
 async fn category_views_select_their_ops() {
     let engine = engine_with_views(&[&fixture("basic_linear.json")]).await;
