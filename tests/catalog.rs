@@ -6,7 +6,7 @@ mod common;
 use std::process::Command;
 
 use common::{fixture, rows};
-use tracesql::catalog::{Catalog, QueryKind};
+use tracesql::catalog::{expanded_notes, Catalog, QueryKind};
 use tracesql::engine::Engine;
 use tracesql::load::load_trace;
 
@@ -59,6 +59,49 @@ async fn every_shipped_query_runs_on_fixtures() {
             }
         }
     }
+}
+
+/// Every report and view says what each of its columns is: its `Columns:` block
+/// names exactly the columns it returns, in order (planned over a fixture).
+#[tokio::test]
+async fn every_report_and_view_documents_its_columns() {
+    let engine = engine_with_views(&[&fixture("basic_linear.json")]).await;
+    let catalog = engine.catalog();
+    let mut checked = 0;
+    for q in catalog.iter() {
+        let sql = match q.kind {
+            QueryKind::View => format!("SELECT * FROM {}", q.name),
+            QueryKind::Report => q.sql.clone(),
+            QueryKind::Category | QueryKind::Rule => continue,
+        };
+        let frame = engine
+            .context()
+            .sql(&sql)
+            .await
+            .unwrap_or_else(|e| panic!("{} ({}) does not plan: {e}", q.name, q.origin));
+        let returned: Vec<String> = frame
+            .schema()
+            .fields()
+            .iter()
+            .map(|f| f.name().clone())
+            .collect();
+        match q.column_notes() {
+            None => panic!("{}: the header has no `-- Columns:` block", q.origin),
+            Some(Err(e)) => panic!("{}: {e}", q.origin),
+            Some(Ok(_)) => {}
+        }
+        let documented: Vec<String> = expanded_notes(q, &returned, catalog)
+            .into_iter()
+            .map(|n| n.name)
+            .collect();
+        assert_eq!(
+            documented, returned,
+            "{}: the `Columns:` block does not name the columns it returns",
+            q.origin
+        );
+        checked += 1;
+    }
+    assert!(checked > 30, "{checked} reports and views");
 }
 
 #[tokio::test]
@@ -407,4 +450,71 @@ async fn broken_views_fail_with_their_file() {
     );
     let e = engine.check_views().await.expect_err("two broken views");
     assert!(e.to_string().contains(".sql"), "{e}");
+}
+
+/// The session's own catalog as SQL: the tables' row counts are the tables'
+/// counts, every catalog query is listed once, a view's columns carry the notes
+/// of its `Columns:` block, the functions tracesql adds are listed, and a view
+/// the user creates appears.
+#[tokio::test]
+async fn the_session_catalog_is_queryable() {
+    let engine = engine_with_views(&[&fixture("basic_linear.json")]).await;
+    let listed = rows(
+        &engine,
+        "SELECT name, rows FROM tracesql_tables WHERE kind = 'table' ORDER BY name",
+    )
+    .await;
+    assert_eq!(listed.len(), 8, "{listed:?}");
+    for row in &listed {
+        let counted = rows(&engine, &format!("SELECT count(*) FROM {}", row[0])).await;
+        assert_eq!(row[1], counted[0][0], "{}", row[0]);
+    }
+    let queries = rows(
+        &engine,
+        "SELECT count(*), count(DISTINCT name) FROM tracesql_queries",
+    )
+    .await;
+    let catalog = engine.catalog().iter().count().to_string();
+    assert_eq!(queries[0], [catalog.clone(), catalog]);
+    let note = rows(
+        &engine,
+        "SELECT description FROM tracesql_columns WHERE table_name = 'gpu_time_totals' AND column_name = 'idle_time'",
+    )
+    .await;
+    let file = engine
+        .catalog()
+        .get("gpu_time_totals")
+        .expect("shipped view");
+    let documented = file
+        .column_notes()
+        .expect("a Columns: block")
+        .expect("parses")
+        .into_iter()
+        .find(|n| n.name == "idle_time")
+        .expect("idle_time documented");
+    assert_eq!(note, [[documented.doc]]);
+    let functions = rows(
+        &engine,
+        "SELECT name, kind FROM tracesql_functions WHERE name IN ('busy_time', 'perf_op_registry', 'roofline_bound') OR name LIKE 'call_stack%' ORDER BY name",
+    )
+    .await;
+    assert_eq!(
+        functions,
+        [
+            ["busy_time", "aggregate"],
+            ["call_stack(uid [, trace])", "table function"],
+            ["perf_op_registry", "table function"],
+            ["roofline_bound", "scalar"],
+        ]
+    );
+    engine
+        .run_sql("CREATE VIEW my_kernels AS SELECT name, dur FROM kernels")
+        .await
+        .expect("a user view");
+    let mine = rows(
+        &engine,
+        "SELECT t.kind, c.column_name FROM tracesql_tables t JOIN tracesql_columns c ON c.table_name = t.name WHERE t.name = 'my_kernels' ORDER BY c.column_name",
+    )
+    .await;
+    assert_eq!(mine, [["user", "dur"], ["user", "name"]]);
 }

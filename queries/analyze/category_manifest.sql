@@ -3,14 +3,15 @@
 -- kind: view
 -- description: Op categories with GPU time, share, op group and instance counts, and their top ops: the analysis report's category table and category_manifest.json.
 --
--- From view analyze_ops. Columns:
---   category
---   time_ms          GPU time of the category's ops
---   share_pct        % of the trace's GPU span (gpu_time_totals.total_time)
---   op_groups        op groups (name, shape) in it
---   instances        op instances
---   top_ops          up to 3 op names with the most time, largest first
---   findings         findings about the category (0 outside `tracesql analyze`)
+-- From view analyze_ops.
+-- Columns:
+--   category: op category
+--   time_ms: GPU time of the category's ops, ms
+--   share_pct: % of the trace's GPU span (gpu_time_totals.total_time)
+--   op_groups: op groups (name, shape) in it
+--   instances: op instances
+--   top_ops: up to 3 op names with the most time, largest first
+--   findings: findings about the category (0 outside `tracesql analyze`)
 WITH cats AS (
   SELECT category, sum(time_us) AS time_us, max(total_time_us) AS total_us,
          count(*) AS op_groups, sum(instances) AS instances

@@ -3,9 +3,20 @@
 -- kind: view
 -- description: The analysis report's detailed tables: per op category, its 10 op groups with the most GPU time, with rates and roofline efficiency.
 --
--- From view analyze_ops. Columns: category (the section), then Rank (among all
--- ops), Operation, Shape (input dims), Instances, "Time (ms)", "% of category", "TFLOPS/s",
--- "TB/s", "FLOPS/Byte", Bound, "Efficiency (%)".
+-- From view analyze_ops.
+-- Columns:
+--   category: the op category (the section)
+--   Rank: rank among all ops by GPU time (analyze_ops.op_rank)
+--   Operation: op name
+--   Shape: input dims, Python text
+--   Instances: op instances
+--   "Time (ms)": GPU time, ms
+--   "% of category": share of the category's GPU time, %
+--   "TFLOPS/s": achieved TFLOPS/s
+--   "TB/s": achieved TB/s
+--   "FLOPS/Byte": FLOPs per byte
+--   Bound: compute | memory on the session platform
+--   "Efficiency (%)": roofline efficiency on the session platform, %
 SELECT category, op_rank AS "Rank", name AS "Operation", shape AS "Shape",
        instances AS "Instances", round(time_us / 1e3, 3) AS "Time (ms)",
        round(category_share_pct, 1) AS "% of category",

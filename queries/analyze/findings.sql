@@ -17,14 +17,32 @@
 --   time_us * (1 - efficiency_pct / target) when below the target, else 0;
 --   without efficiency_pct: time_us is removable time (idle, copies, exposed
 --   communication), the same at every target.
--- Columns: rule, rule_version, the contract's rule columns, then
---   priority          'critical' | 'high' | 'medium' | 'low'
---   priority_order    1..4 (critical first)
---   impact_ms_at_20, impact_ms_at_50, impact_ms_at_80   ms saved at 20/50/80% of peak; NULL
---                     when the finding has no time
---   impact_pct_e2e    impact_ms_at_80 as % of the trace's GPU span (total_time)
---   finding_rank      1.. in report order: priority, impact at 80% (largest first),
---                     then rule, subject
+-- Columns:
+--   rule: the rule (its file name)
+--   rule_version: the rule's `-- version:`
+--   severity: the rule's reading: 'critical', 'warning' or 'info'
+--   category: op category, 'system' or 'validation'
+--   subject: what the finding is about
+--   metric: name of the main metric
+--   value: its value
+--   threshold: the threshold it crossed; NULL if none
+--   message: what the trace shows, one line
+--   action_a: Path A: what the model author can do
+--   action_b: Path B: kernel-level work for a kernel team
+--   time_us: GPU time of the subject, µs
+--   category_share_pct: the subject's share of its category's GPU time, %
+--   efficiency_pct: the subject's roofline efficiency, %
+--   op_rank: rank of the subject among ops by GPU time
+--   metrics: JSON object of the metric values the rule used
+--   evidence_uids: events.uid of the evidence rows
+--   priority: 'critical' | 'high' | 'medium' | 'low' (see above)
+--   impact_ms_at_20: ms saved at 20% of peak; NULL when the finding has no time
+--   impact_ms_at_50: ms saved at 50% of peak
+--   impact_ms_at_80: ms saved at 80% of peak
+--   priority_order: 1..4, critical first
+--   impact_pct_e2e: impact_ms_at_80 as % of the trace's GPU span
+--   finding_rank: 1.. in report order: priority, impact at 80% (largest first), then
+--     rule, subject
 WITH total AS (SELECT max(total_time) AS total_us FROM gpu_time_totals),
 prioritized AS (
   SELECT f.*,

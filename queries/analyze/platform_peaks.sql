@@ -3,8 +3,12 @@
 -- kind: view
 -- description: The session platform's peaks (HBM TB/s, TFLOPS per compute spec) and their source, one row per figure: the analysis report's appendix.
 --
--- No rows when the session has no platform. Columns: platform, peak (figure name),
--- value (TB/s for memory, TFLOPS otherwise; NULL rows are left out), source.
+-- No rows when the session has no platform.
+-- Columns:
+--   platform: the session platform
+--   peak: figure name (memory, matrix_bf16, ...)
+--   value: TB/s for memory, TFLOPS otherwise (NULL figures are left out)
+--   source: where the figure comes from
 WITH p AS (
   SELECT p.* FROM platforms p JOIN session_platform s ON p.name = s.platform
 ),

@@ -7,11 +7,11 @@
 -- Flash attention counts as used when an op or kernel name says so (flash,
 -- fmha, cudnn attention); the answer names the first such name.
 -- Columns:
---   row_order   display order
---   key         machine-readable name (category_manifest.json's gpu_utilization keys)
---   metric      the label shown
---   value       the value as shown (text)
---   number      the value as a number where it is one (ms or %), else NULL
+--   row_order: display order
+--   key: machine-readable name (category_manifest.json's gpu_utilization keys)
+--   metric: the label shown
+--   value: the value as shown (text)
+--   number: the value as a number where it is one (ms or %), else NULL
 WITH t AS (SELECT * FROM gpu_time_totals),
 cats AS (
   SELECT category, max(category_time_us) AS time_us

@@ -3,10 +3,19 @@
 -- kind: view
 -- description: The analysis report's top operations: the 10 op groups (name, category, input shapes) with the most GPU time.
 --
--- From view analyze_ops. Columns: Rank, Operation, Category, Shape (input dims),
--- Instances, "Time (ms)", "% of GPU time" (of the trace's GPU span), "% of category",
--- "Efficiency (%)" (roofline on the session platform; NULL without one or without a
--- perf model), Bound (compute | memory).
+-- From view analyze_ops.
+-- Columns:
+--   Rank: rank by GPU time (analyze_ops.op_rank)
+--   Operation: op name
+--   Category: op category
+--   Shape: input dims, Python text
+--   Instances: op instances
+--   "Time (ms)": GPU time, ms
+--   "% of GPU time": share of the trace's GPU span, %
+--   "% of category": share of the category's GPU time, %
+--   "Efficiency (%)": roofline efficiency on the session platform, %; NULL without one
+--     or without a perf model
+--   Bound: compute | memory
 SELECT op_rank AS "Rank", name AS "Operation", category AS "Category", shape AS "Shape",
        instances AS "Instances", round(time_us / 1e3, 3) AS "Time (ms)",
        round(share_pct, 2) AS "% of GPU time",

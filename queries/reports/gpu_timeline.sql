@@ -6,9 +6,9 @@
 --
 -- TraceLens sheet `gpu_timeline` (spec §4.5). One row per metric, in a fixed order.
 -- Columns:
---   type     metric name (computation_time, exposed_comm_time, ...)
---   time ms  the metric in milliseconds
---   percent  the metric as % of total_time
+--   type: metric name (computation_time, exposed_comm_time, ...)
+--   "time ms": the metric, ms
+--   percent: the metric as % of total_time
 WITH t AS (SELECT * FROM gpu_time_totals),
 metrics(row_order, type, us) AS (
             SELECT 1, 'computation_time', computation_time FROM t

@@ -8,6 +8,18 @@
 -- TraceLens sheet `kernel_summary` (spec §8.7): every kernel (memcpy and memset
 -- excluded), linked or not, with raw durations. Kernels with no cpu_op above
 -- their launch show the launch call as parent.
+-- Columns:
+--   "Parent op category": the parent cpu_op's category (or the launch kind without one)
+--   "Parent cpu_op": the cpu_op directly above the launch, or the launch call
+--   "Kernel name": kernel name
+--   "Kernel stream": its stream
+--   "Kernel duration (µs)_sum": summed duration of the kernel, µs
+--   "Kernel duration (µs)_count": kernel instances
+--   "Kernel duration (µs)_mean": mean duration, µs
+--   "Kernel duration (µs)_min": minimum duration, µs
+--   "Kernel duration (µs)_max": maximum duration, µs
+--   "Percent of kernels time (%)": summed duration as % of all kernels' duration
+--   "Percent of total time (%)": summed duration as % of the trace's GPU span
 WITH rows AS (
   SELECT trace, parent_category AS "Parent op category",
          coalesce(parent_name, launcher_name) AS "Parent cpu_op",

@@ -8,6 +8,17 @@
 --
 -- TraceLens writes this shape of `kernel_summary` for GPU-only traces (spec §2.6):
 -- the parent category is the launch kind (runtime, or graph for graph launches).
+-- Columns:
+--   "Parent op category": the launch kind: runtime, or graph for graph launches
+--   "Kernel name": kernel name
+--   "Kernel stream": its stream
+--   "Kernel duration (µs)_sum": summed duration of the kernel, µs
+--   "Kernel duration (µs)_count": kernel instances
+--   "Kernel duration (µs)_mean": mean duration, µs
+--   "Kernel duration (µs)_min": minimum duration, µs
+--   "Kernel duration (µs)_max": maximum duration, µs
+--   "Percent of kernels time (%)": summed duration as % of all kernels' duration
+--   "Percent of total time (%)": summed duration as % of the trace's GPU span
 WITH groups AS (
   SELECT trace, parent_category AS "Parent op category", name AS "Kernel name",
          stream AS "Kernel stream",

@@ -7,6 +7,16 @@
 --
 -- TraceLens sheet `ops_summary` (spec §8.3). Times in µs (_sum) and ms (_ms);
 -- Categories lists the distinct op categories of the name's instances.
+-- Columns:
+--   name: op name
+--   total_direct_kernel_time_sum: summed direct kernel time of its instances, µs
+--   total_subtree_kernel_time_sum: summed subtree kernel time, µs
+--   total_direct_kernel_time_ms: the same direct time, ms
+--   total_subtree_kernel_time_ms: the same subtree time, ms
+--   Count: instances
+--   Categories: the distinct op categories of its instances, a Python list
+--   "Percentage (%)": direct time as % of all launchers' direct time
+--   "Cumulative Percentage (%)": running sum of Percentage (%) in row order
 WITH by_name AS (
   SELECT name,
          sum(total_direct_kernel_time) AS total_direct_kernel_time_sum,

@@ -8,6 +8,12 @@
 -- TraceLens sheet `ops_summary_by_category` (spec §8.2). Percentages are of the
 -- launchers' summed direct kernel time (collectives and unlinked kernels excluded),
 -- not of the GPU span.
+-- Columns:
+--   "op category": op category
+--   Count: launcher instances
+--   total_direct_kernel_time_ms: summed direct kernel time, ms
+--   "Percentage (%)": % of the launchers' summed direct kernel time
+--   "Cumulative Percentage (%)": running sum of Percentage (%) in row order
 WITH by_category AS (
   SELECT op_category AS "op category",
          count(*) AS "Count",

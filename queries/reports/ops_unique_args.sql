@@ -7,6 +7,35 @@
 --
 -- TraceLens sheet `ops_unique_args` (spec §8.4). Inputs print as Python values
 -- (tuples), as the reference groups on their str(). std is the sample std.
+-- Columns:
+--   name: op name
+--   "op category": op category
+--   process_name: process name
+--   process_label: process label
+--   thread_name: thread name
+--   "Input Dims": input shapes, Python text
+--   "Input type": input dtypes, Python text
+--   "Input Strides": input strides, Python text
+--   "Concrete Inputs": concrete inputs, Python text
+--   operation_count: instances in the group
+--   total_direct_kernel_time_mean: mean direct kernel time per instance, µs
+--   total_subtree_kernel_time_mean: mean subtree kernel time per instance, µs
+--   total_direct_kernel_time_median: median direct kernel time per instance, µs
+--   total_subtree_kernel_time_median: median subtree kernel time per instance, µs
+--   total_direct_kernel_time_std: sample std of direct kernel time per instance, µs
+--   total_subtree_kernel_time_std: sample std of subtree kernel time per instance, µs
+--   total_direct_kernel_time_min: minimum direct kernel time per instance, µs
+--   total_subtree_kernel_time_min: minimum subtree kernel time per instance, µs
+--   total_direct_kernel_time_max: maximum direct kernel time per instance, µs
+--   total_subtree_kernel_time_max: maximum subtree kernel time per instance, µs
+--   total_direct_kernel_time_sum: summed direct kernel time per instance, µs
+--   total_subtree_kernel_time_sum: summed subtree kernel time per instance, µs
+--   ex_UID: uid of the first instance
+--   kernel_details_summary: its kernels with count and duration statistics, as the
+--     reference prints them
+--   trunc_kernel_details: the same, kernel names truncated
+--   "Percentage (%)": summed direct kernel time as % of all groups'
+--   "Cumulative Percentage (%)": running sum of Percentage (%) in row order
 WITH signed AS (
   SELECT *,
          py_repr(input_dims_json) AS "Input Dims",

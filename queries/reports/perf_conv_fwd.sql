@@ -16,6 +16,25 @@
 -- the instance, as in the reference.
 -- The `param: <key>` columns below are every key the sheet's models can give;
 -- only those the data has are written, in the order the reference writes them.
+-- Columns:
+--   name: op name
+--   "param: convNd": the group's model param convNd, Python text
+--   "param: input_shape": the group's model param input_shape, Python text
+--   "param: filter_shape": the group's model param filter_shape, Python text
+--   "param: dtype_input_weight": the group's model param dtype_input_weight, Python
+--     text
+--   "param: input_stride": the group's model param input_stride, Python text
+--   "param: weight_stride": the group's model param weight_stride, Python text
+--   "param: bias": the group's model param bias, Python text
+--   "param: stride": the group's model param stride, Python text
+--   "param: padding": the group's model param padding, Python text
+--   "param: dilation": the group's model param dilation, Python text
+--   "param: transposed_conv": the group's model param transposed_conv, Python text
+--   "param: output_padding": the group's model param output_padding, Python text
+--   "param: groups": the group's model param groups, Python text
+--   perf_summary.*: param_order and the summary statistics columns of view
+--     perf_summary, in its order, documented there (the sheet leaves out trace, sheet,
+--     part, name, params, kernel_stats)
 SELECT name,
        perf_param(params, 'convNd') AS "param: convNd",
        perf_param(params, 'input_shape') AS "param: input_shape",
@@ -30,18 +49,8 @@ SELECT name,
        perf_param(params, 'transposed_conv') AS "param: transposed_conv",
        perf_param(params, 'output_padding') AS "param: output_padding",
        perf_param(params, 'groups') AS "param: groups",
-       param_order,
-       "GFLOPS_first", "Data Moved (MB)_first", "FLOPS/Byte_first",
-       "TB/s_mean", "TB/s_median", "TB/s_std", "TB/s_min", "TB/s_max",
-       "TFLOPS/s_mean", "TFLOPS/s_median", "TFLOPS/s_std", "TFLOPS/s_min", "TFLOPS/s_max",
-       process_name_first, process_label_first, thread_name_first, "Compute Spec",
-       "Roofline Time (µs)_first", "Roofline Bound_first", "Pct Roofline_mean",
-       "Pct Roofline_median", "Pct Roofline_std", "Pct Roofline_min", "Pct Roofline_max",
-       kernel_details__summarize_kernel_stats, trunc_kernel_details,
-       "Input Dims_first", "Input type_first", "Input Strides_first", "Concrete Inputs_first",
-       "Kernel Time (µs)_mean", "Kernel Time (µs)_median", "Kernel Time (µs)_std",
-       "Kernel Time (µs)_min", "Kernel Time (µs)_max", "Kernel Time (µs)_sum",
-       name_count, "UID_first"
+       -- param_order and the summary columns, as view perf_summary computes them.
+       * EXCLUDE (trace, sheet, part, name, params, kernel_stats)
 FROM perf_summary
 WHERE sheet = 'CONV_fwd'
 ORDER BY part, "Kernel Time (µs)_sum" DESC, "UID_first"

@@ -16,6 +16,20 @@
 -- NVIDIA nvjet…); `param: B` comes first when a batched GEMM is seen first.
 -- The `param: <key>` columns below are every key the sheet's models can give;
 -- only those the data has are written, in the order the reference writes them.
+-- Columns:
+--   name: op name
+--   "param: B": the group's model param B, Python text
+--   "param: M": the group's model param M, Python text
+--   "param: N": the group's model param N, Python text
+--   "param: K": the group's model param K, Python text
+--   "param: bias": the group's model param bias, Python text
+--   "param: stride_A": the group's model param stride_A, Python text
+--   "param: stride_B": the group's model param stride_B, Python text
+--   "param: dtype_A_B": the group's model param dtype_A_B, Python text
+--   "param: transpose": the group's model param transpose, Python text
+--   perf_summary.*: param_order and the summary statistics columns of view
+--     perf_summary, in its order, documented there (the sheet leaves out trace, sheet,
+--     part, name, params, kernel_stats)
 SELECT name,
        perf_param(params, 'B') AS "param: B",
        perf_param(params, 'M') AS "param: M",
@@ -26,18 +40,8 @@ SELECT name,
        perf_param(params, 'stride_B') AS "param: stride_B",
        perf_param(params, 'dtype_A_B') AS "param: dtype_A_B",
        perf_param(params, 'transpose') AS "param: transpose",
-       param_order,
-       "GFLOPS_first", "Data Moved (MB)_first", "FLOPS/Byte_first",
-       "TB/s_mean", "TB/s_median", "TB/s_std", "TB/s_min", "TB/s_max",
-       "TFLOPS/s_mean", "TFLOPS/s_median", "TFLOPS/s_std", "TFLOPS/s_min", "TFLOPS/s_max",
-       process_name_first, process_label_first, thread_name_first, "Compute Spec",
-       "Roofline Time (µs)_first", "Roofline Bound_first", "Pct Roofline_mean",
-       "Pct Roofline_median", "Pct Roofline_std", "Pct Roofline_min", "Pct Roofline_max",
-       kernel_details__summarize_kernel_stats, trunc_kernel_details,
-       "Input Dims_first", "Input type_first", "Input Strides_first", "Concrete Inputs_first",
-       "Kernel Time (µs)_mean", "Kernel Time (µs)_median", "Kernel Time (µs)_std",
-       "Kernel Time (µs)_min", "Kernel Time (µs)_max", "Kernel Time (µs)_sum",
-       name_count, "UID_first"
+       -- param_order and the summary columns, as view perf_summary computes them.
+       * EXCLUDE (trace, sheet, part, name, params, kernel_stats)
 FROM perf_summary
 WHERE sheet = 'GEMM'
 ORDER BY part, "Kernel Time (µs)_sum" DESC, "UID_first"

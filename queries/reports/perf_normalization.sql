@@ -16,6 +16,20 @@
 -- non-empty string, "False" included, as training).
 -- The `param: <key>` columns below are every key the sheet's models can give;
 -- only those the data has are written, in the order the reference writes them.
+-- Columns:
+--   name: op name
+--   "param: op_shape": the group's model param op_shape, Python text
+--   "param: dtype_in_out": the group's model param dtype_in_out, Python text
+--   "param: stride_input": the group's model param stride_input, Python text
+--   "param: stride_output": the group's model param stride_output, Python text
+--   "param: num_channels": the group's model param num_channels, Python text
+--   "param: has_bias": the group's model param has_bias, Python text
+--   "param: is_affine": the group's model param is_affine, Python text
+--   "param: is_training": the group's model param is_training, Python text
+--   "param: output_mask": the group's model param output_mask, Python text
+--   perf_summary.*: param_order and the summary statistics columns of view
+--     perf_summary, in its order, documented there (the sheet leaves out trace, sheet,
+--     part, name, params, kernel_stats)
 SELECT name,
        perf_param(params, 'op_shape') AS "param: op_shape",
        perf_param(params, 'dtype_in_out') AS "param: dtype_in_out",
@@ -26,18 +40,8 @@ SELECT name,
        perf_param(params, 'is_affine') AS "param: is_affine",
        perf_param(params, 'is_training') AS "param: is_training",
        perf_param(params, 'output_mask') AS "param: output_mask",
-       param_order,
-       "GFLOPS_first", "Data Moved (MB)_first", "FLOPS/Byte_first",
-       "TB/s_mean", "TB/s_median", "TB/s_std", "TB/s_min", "TB/s_max",
-       "TFLOPS/s_mean", "TFLOPS/s_median", "TFLOPS/s_std", "TFLOPS/s_min", "TFLOPS/s_max",
-       process_name_first, process_label_first, thread_name_first, "Compute Spec",
-       "Roofline Time (µs)_first", "Roofline Bound_first", "Pct Roofline_mean",
-       "Pct Roofline_median", "Pct Roofline_std", "Pct Roofline_min", "Pct Roofline_max",
-       kernel_details__summarize_kernel_stats, trunc_kernel_details,
-       "Input Dims_first", "Input type_first", "Input Strides_first", "Concrete Inputs_first",
-       "Kernel Time (µs)_mean", "Kernel Time (µs)_median", "Kernel Time (µs)_std",
-       "Kernel Time (µs)_min", "Kernel Time (µs)_max", "Kernel Time (µs)_sum",
-       name_count, "UID_first"
+       -- param_order and the summary columns, as view perf_summary computes them.
+       * EXCLUDE (trace, sheet, part, name, params, kernel_stats)
 FROM perf_summary
 WHERE sheet = 'Normalization'
 ORDER BY part, "Kernel Time (µs)_sum" DESC, "UID_first"

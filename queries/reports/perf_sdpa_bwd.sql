@@ -17,6 +17,29 @@
 -- flash_attn::_flash_attn_varlen_backward (part 1, at the end).
 -- The `param: <key>` columns below are every key the sheet's models can give;
 -- only those the data has are written, in the order the reference writes them.
+-- Columns:
+--   name: op name
+--   "param: B": the group's model param B, Python text
+--   "param: N_Q": the group's model param N_Q, Python text
+--   "param: H_Q": the group's model param H_Q, Python text
+--   "param: N_KV": the group's model param N_KV, Python text
+--   "param: H_KV": the group's model param H_KV, Python text
+--   "param: d_h_qk": the group's model param d_h_qk, Python text
+--   "param: d_h_v": the group's model param d_h_v, Python text
+--   "param: q_stride": the group's model param q_stride, Python text
+--   "param: k_stride": the group's model param k_stride, Python text
+--   "param: v_stride": the group's model param v_stride, Python text
+--   "param: dropout": the group's model param dropout, Python text
+--   "param: causal": the group's model param causal, Python text
+--   "param: flash_impl": the group's model param flash_impl, Python text
+--   "param: dtype_A_B": the group's model param dtype_A_B, Python text
+--   "param: num_seqs_q": the group's model param num_seqs_q, Python text
+--   "param: num_seqs_kv": the group's model param num_seqs_kv, Python text
+--   "param: max_seqlen_q": the group's model param max_seqlen_q, Python text
+--   "param: max_seqlen_kv": the group's model param max_seqlen_kv, Python text
+--   perf_summary.*: param_order and the summary statistics columns of view
+--     perf_summary, in its order, documented there (the sheet leaves out trace, sheet,
+--     part, name, params, kernel_stats)
 SELECT name,
        perf_param(params, 'B') AS "param: B",
        perf_param(params, 'N_Q') AS "param: N_Q",
@@ -36,18 +59,8 @@ SELECT name,
        perf_param(params, 'num_seqs_kv') AS "param: num_seqs_kv",
        perf_param(params, 'max_seqlen_q') AS "param: max_seqlen_q",
        perf_param(params, 'max_seqlen_kv') AS "param: max_seqlen_kv",
-       param_order,
-       "GFLOPS_first", "Data Moved (MB)_first", "FLOPS/Byte_first",
-       "TB/s_mean", "TB/s_median", "TB/s_std", "TB/s_min", "TB/s_max",
-       "TFLOPS/s_mean", "TFLOPS/s_median", "TFLOPS/s_std", "TFLOPS/s_min", "TFLOPS/s_max",
-       process_name_first, process_label_first, thread_name_first, "Compute Spec",
-       "Roofline Time (µs)_first", "Roofline Bound_first", "Pct Roofline_mean",
-       "Pct Roofline_median", "Pct Roofline_std", "Pct Roofline_min", "Pct Roofline_max",
-       kernel_details__summarize_kernel_stats, trunc_kernel_details,
-       "Input Dims_first", "Input type_first", "Input Strides_first", "Concrete Inputs_first",
-       "Kernel Time (µs)_mean", "Kernel Time (µs)_median", "Kernel Time (µs)_std",
-       "Kernel Time (µs)_min", "Kernel Time (µs)_max", "Kernel Time (µs)_sum",
-       name_count, "UID_first"
+       -- param_order and the summary columns, as view perf_summary computes them.
+       * EXCLUDE (trace, sheet, part, name, params, kernel_stats)
 FROM perf_summary
 WHERE sheet = 'SDPA_bwd'
 ORDER BY part, "Kernel Time (µs)_sum" DESC, "UID_first"

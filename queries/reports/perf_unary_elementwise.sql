@@ -15,6 +15,18 @@
 -- included (Kernel Time 0, no rates).
 -- The `param: <key>` columns below are every key the sheet's models can give;
 -- only those the data has are written, in the order the reference writes them.
+-- Columns:
+--   name: op name
+--   "param: input_shape": the group's model param input_shape, Python text
+--   "param: output_shape": the group's model param output_shape, Python text
+--   "param: padding": the group's model param padding, Python text
+--   "param: op_shape": the group's model param op_shape, Python text
+--   "param: dtype_in_out": the group's model param dtype_in_out, Python text
+--   "param: stride_input": the group's model param stride_input, Python text
+--   "param: stride_output": the group's model param stride_output, Python text
+--   perf_summary.*: param_order and the summary statistics columns of view
+--     perf_summary, in its order, documented there (the sheet leaves out trace, sheet,
+--     part, name, params, kernel_stats)
 SELECT name,
        perf_param(params, 'input_shape') AS "param: input_shape",
        perf_param(params, 'output_shape') AS "param: output_shape",
@@ -23,18 +35,8 @@ SELECT name,
        perf_param(params, 'dtype_in_out') AS "param: dtype_in_out",
        perf_param(params, 'stride_input') AS "param: stride_input",
        perf_param(params, 'stride_output') AS "param: stride_output",
-       param_order,
-       "GFLOPS_first", "Data Moved (MB)_first", "FLOPS/Byte_first",
-       "TB/s_mean", "TB/s_median", "TB/s_std", "TB/s_min", "TB/s_max",
-       "TFLOPS/s_mean", "TFLOPS/s_median", "TFLOPS/s_std", "TFLOPS/s_min", "TFLOPS/s_max",
-       process_name_first, process_label_first, thread_name_first, "Compute Spec",
-       "Roofline Time (µs)_first", "Roofline Bound_first", "Pct Roofline_mean",
-       "Pct Roofline_median", "Pct Roofline_std", "Pct Roofline_min", "Pct Roofline_max",
-       kernel_details__summarize_kernel_stats, trunc_kernel_details,
-       "Input Dims_first", "Input type_first", "Input Strides_first", "Concrete Inputs_first",
-       "Kernel Time (µs)_mean", "Kernel Time (µs)_median", "Kernel Time (µs)_std",
-       "Kernel Time (µs)_min", "Kernel Time (µs)_max", "Kernel Time (µs)_sum",
-       name_count, "UID_first"
+       -- param_order and the summary columns, as view perf_summary computes them.
+       * EXCLUDE (trace, sheet, part, name, params, kernel_stats)
 FROM perf_summary
 WHERE sheet = 'UnaryElementwise'
 ORDER BY part, "Kernel Time (µs)_sum" DESC, "UID_first"

@@ -7,6 +7,10 @@
 --
 -- TraceLens sheet `short_kernel_histogram` (spec §8.8): numpy.histogram over the raw
 -- durations of kernels (not memcpy/memset) with dur < 10 µs, linked or not.
+-- Columns:
+--   bin_start: bin start, µs
+--   bin_end: bin end, µs
+--   count: kernels in the bin
 SELECT bin['bin_start'] AS bin_start, bin['bin_end'] AS bin_end, bin['count'] AS count
 FROM (
   SELECT unnest(histogram(dur, 100)) AS bin

@@ -9,6 +9,17 @@
 -- TraceLens sheet `short_kernels_summary` (spec §8.8). Kernels without a parent
 -- cpu_op, or whose op lacks recorded inputs, are left out, as in the reference.
 -- Ties keep first appearance (smallest kernel uid).
+-- Columns:
+--   "Parent cpu_op": the cpu_op above the launch
+--   "Input dims": its input shapes, Python text
+--   "Input strides": its input strides, Python text
+--   "Concrete Inputs": its concrete inputs, Python text
+--   "Kernel name": kernel name
+--   "Short Kernel duration (µs) sum": summed duration of its kernels under 10 µs, µs
+--   "Short Kernel count": those kernels
+--   "Short Kernel duration (µs) mean": their mean duration, µs
+--   "Short Kernel duration (µs) percent of total time": summed duration as % of the
+--     trace's GPU span
 WITH short AS (
   SELECT trace, uid, parent_name AS "Parent cpu_op",
          py_repr(input_dims_json) AS "Input dims",

@@ -8,6 +8,13 @@
 -- when: (SELECT count(*) FROM ops) = 0
 --
 -- TraceLens groups by kernel name alone for GPU-only traces (spec §8.8).
+-- Columns:
+--   "Kernel name": kernel name
+--   "Short Kernel duration (µs) sum": summed duration of its kernels under 10 µs, µs
+--   "Short Kernel count": those kernels
+--   "Short Kernel duration (µs) mean": their mean duration, µs
+--   "Short Kernel duration (µs) percent of total time": summed duration as % of the
+--     trace's GPU span
 WITH groups AS (
   SELECT trace, name AS "Kernel name",
          sum(dur) AS "Short Kernel duration (µs) sum",

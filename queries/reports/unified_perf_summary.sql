@@ -11,6 +11,60 @@
 -- as the reference groups on their str(). "first" is the first non-NULL value in
 -- collection order; statistics skip NULLs (TraceLens's NaN); std is the sample std.
 -- Rows sorted by total kernel time, then first uid. Times in µs.
+-- Columns:
+--   name: op name
+--   "op category": op category
+--   process_name: process name
+--   process_label: process label
+--   thread_name: thread name
+--   "Input Dims": input shapes, Python text
+--   "Input type": input dtypes, Python text
+--   "Input Strides": input strides, Python text
+--   "Concrete Inputs": concrete inputs, Python text
+--   ex_UID: uid of the first instance in collection order
+--   operation_count: instances in the group
+--   total_duration_us: summed CPU duration, µs
+--   mean_duration_us: mean CPU duration, µs
+--   std_duration_us: sample std of the CPU duration, µs
+--   GFLOPS: GFLOPs of the first instance that has them
+--   "Data Moved (MB)": MiB moved by the first instance that has them
+--   "FLOPS/Byte": FLOPs per byte of the first instance
+--   "Compute Spec": compute spec of the first instance
+--   "Roofline Bound": COMPUTE_BOUND / MEMORY_BOUND of the first instance; NULL without
+--     a platform
+--   "TB/s_mean": mean TB/s
+--   "TB/s_std": sample std of the TB/s
+--   "TFLOPS/s_mean": mean TFLOPS/s
+--   "TFLOPS/s_std": sample std of the TFLOPS/s
+--   "Kernel Time (µs)_mean": mean kernel time, µs
+--   "Kernel Time (µs)_std": sample std of the kernel time, µs
+--   "Kernel Time (µs)_sum": summed kernel time, µs
+--   duration_us_median: median CPU duration, µs
+--   duration_us_min: minimum CPU duration, µs
+--   duration_us_max: maximum CPU duration, µs
+--   "TB/s_median": median TB/s
+--   "TB/s_min": minimum TB/s
+--   "TB/s_max": maximum TB/s
+--   "TFLOPS/s_median": median TFLOPS/s
+--   "TFLOPS/s_min": minimum TFLOPS/s
+--   "TFLOPS/s_max": maximum TFLOPS/s
+--   "Roofline Time (µs)": roofline time of the first instance, µs; NULL without a
+--     platform
+--   "Pct Roofline_mean": mean % of the roofline
+--   "Pct Roofline_median": median % of the roofline
+--   "Pct Roofline_std": sample std of the % of the roofline
+--   "Pct Roofline_min": minimum % of the roofline
+--   "Pct Roofline_max": maximum % of the roofline
+--   "Kernel Time (µs)_median": median kernel time, µs
+--   "Kernel Time (µs)_min": minimum kernel time, µs
+--   "Kernel Time (µs)_max": maximum kernel time, µs
+--   kernel_details_summary: the kernels with count and duration statistics, as the
+--     reference prints them
+--   trunc_kernel_details: the same, kernel names truncated
+--   perf_params: the first instance's model params, a Python dict
+--   has_perf_model: the ops have a perf model
+--   "Percentage (%)": summed kernel time as % of all groups'
+--   "Cumulative Percentage (%)": running sum of Percentage (%) in row order
 WITH signed AS (
   SELECT *,
          py_repr(input_dims_json) AS "Input Dims",

@@ -49,13 +49,9 @@ SELECT
   CAST(a.category_share_pct AS DOUBLE) AS category_share_pct,
   CAST(a.efficiency_pct AS DOUBLE) AS efficiency_pct,
   CAST(a.op_rank AS BIGINT) AS op_rank,
-  '{"time_us":' || CAST(a.time_us AS VARCHAR)
-    || ',"category_time_us":' || CAST(a.category_time_us AS VARCHAR)
-    || ',"category_share_pct":' || CAST(a.category_share_pct AS VARCHAR)
-    || ',"share_pct":' || coalesce(CAST(a.share_pct AS VARCHAR), 'null')
-    || ',"instances":' || CAST(a.instances AS VARCHAR)
-    || ',"efficiency_pct":' || coalesce(CAST(a.efficiency_pct AS VARCHAR), 'null')
-    || '}' AS metrics,
+  json_object('time_us', a.time_us, 'category_time_us', a.category_time_us,
+              'category_share_pct', a.category_share_pct, 'share_pct', a.share_pct,
+              'instances', a.instances, 'efficiency_pct', a.efficiency_pct) AS metrics,
   a.uids AS evidence_uids
 FROM analyze_ops a
 CROSS JOIN limits l
@@ -64,21 +60,5 @@ WHERE a.category_share_pct > l.min_category_share_pct
   AND a.share_pct >= l.min_trace_share_pct
   AND a.compute_only
 )
--- The contract's columns with their exact types (string expressions are Utf8View otherwise).
-SELECT arrow_cast(severity, 'Utf8') AS severity,
-       arrow_cast(category, 'Utf8') AS category,
-       arrow_cast(subject, 'Utf8') AS subject,
-       arrow_cast(metric, 'Utf8') AS metric,
-       CAST(value AS DOUBLE) AS value,
-       CAST(threshold AS DOUBLE) AS threshold,
-       arrow_cast(message, 'Utf8') AS message,
-       arrow_cast(action_a, 'Utf8') AS action_a,
-       arrow_cast(action_b, 'Utf8') AS action_b,
-       CAST(time_us AS DOUBLE) AS time_us,
-       CAST(category_share_pct AS DOUBLE) AS category_share_pct,
-       CAST(efficiency_pct AS DOUBLE) AS efficiency_pct,
-       CAST(op_rank AS BIGINT) AS op_rank,
-       arrow_cast(metrics, 'Utf8') AS metrics,
-       evidence_uids
-FROM findings
+SELECT * FROM findings
 ORDER BY op_rank, subject

@@ -36,8 +36,7 @@ SELECT
   CAST(NULL AS DOUBLE) AS category_share_pct,
   CAST(NULL AS DOUBLE) AS efficiency_pct,
   CAST(NULL AS BIGINT) AS op_rank,
-  '{"exposed_comm_us":' || CAST(exposed_comm_time AS VARCHAR) || ',"total_comm_us":'
-    || CAST(total_comm_time AS VARCHAR) || '}' AS metrics,
+  json_object('exposed_comm_us', exposed_comm_time, 'total_comm_us', total_comm_time) AS metrics,
   array_slice(uids, 1, 20) AS evidence_uids
 FROM s
 WHERE overlap_pct < 70

@@ -77,33 +77,14 @@ SELECT
   CAST(p.transpose_us / ct.category_time_us * 100 AS DOUBLE) AS category_share_pct,
   CAST(NULL AS DOUBLE) AS efficiency_pct,
   CAST(NULL AS BIGINT) AS op_rank,
-  '{"transpose_us":' || CAST(p.transpose_us AS VARCHAR)
-    || ',"conv_us":' || CAST(p.conv_us AS VARCHAR)
-    || ',"transpose_pct":' || CAST(p.transpose_us / p.conv_us * 100 AS VARCHAR)
-    || ',"transpose_kernels":' || CAST(p.transpose_kernels AS VARCHAR)
-    || ',"conv_ops":' || CAST(p.conv_ops AS VARCHAR)
-    || '}' AS metrics,
+  json_object('transpose_us', p.transpose_us, 'conv_us', p.conv_us,
+              'transpose_pct', p.transpose_us / p.conv_us * 100,
+              'transpose_kernels', p.transpose_kernels, 'conv_ops', p.conv_ops) AS metrics,
   p.uids AS evidence_uids
 FROM per_category p
 CROSS JOIN limits l
 LEFT JOIN category_time ct ON ct.trace = p.trace AND ct.category = p.category
 WHERE p.conv_us > 0 AND p.transpose_us / p.conv_us * 100 >= l.min_transpose_pct
 )
--- The contract's columns with their exact types (string expressions are Utf8View otherwise).
-SELECT arrow_cast(severity, 'Utf8') AS severity,
-       arrow_cast(category, 'Utf8') AS category,
-       arrow_cast(subject, 'Utf8') AS subject,
-       arrow_cast(metric, 'Utf8') AS metric,
-       CAST(value AS DOUBLE) AS value,
-       CAST(threshold AS DOUBLE) AS threshold,
-       arrow_cast(message, 'Utf8') AS message,
-       arrow_cast(action_a, 'Utf8') AS action_a,
-       arrow_cast(action_b, 'Utf8') AS action_b,
-       CAST(time_us AS DOUBLE) AS time_us,
-       CAST(category_share_pct AS DOUBLE) AS category_share_pct,
-       CAST(efficiency_pct AS DOUBLE) AS efficiency_pct,
-       CAST(op_rank AS BIGINT) AS op_rank,
-       arrow_cast(metrics, 'Utf8') AS metrics,
-       evidence_uids
-FROM findings
+SELECT * FROM findings
 ORDER BY category

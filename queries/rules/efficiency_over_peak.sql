@@ -27,12 +27,8 @@ SELECT
   CAST(NULL AS DOUBLE) AS category_share_pct,
   efficiency_pct,
   CAST(NULL AS BIGINT) AS op_rank,
-  '{"efficiency_pct":' || CAST(efficiency_pct AS VARCHAR) || ',"gflops":'
-    || coalesce(CAST(gflops AS VARCHAR), 'null') || ',"data_mb":'
-    || coalesce(CAST(data_mb AS VARCHAR), 'null') || ',"tflops_per_s":'
-    || coalesce(CAST(tflops_per_s AS VARCHAR), 'null') || ',"tb_per_s":'
-    || coalesce(CAST(tb_per_s AS VARCHAR), 'null') || ',"time_us":' || CAST(time_us AS VARCHAR)
-    || '}' AS metrics,
+  json_object('efficiency_pct', efficiency_pct, 'gflops', gflops, 'data_mb', data_mb,
+              'tflops_per_s', tflops_per_s, 'tb_per_s', tb_per_s, 'time_us', time_us) AS metrics,
   uids AS evidence_uids
 FROM analyze_ops
 WHERE efficiency_pct > 100

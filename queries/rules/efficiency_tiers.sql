@@ -77,33 +77,12 @@ SELECT
   CAST(t.category_share_pct AS DOUBLE) AS category_share_pct,
   CAST(t.efficiency_pct AS DOUBLE) AS efficiency_pct,
   CAST(t.op_rank AS BIGINT) AS op_rank,
-  '{"tier":"' || tier || '","bound":' || coalesce('"' || t.bound || '"', 'null')
-    || ',"flops_per_byte":' || coalesce(CAST(t.flops_per_byte AS VARCHAR), 'null')
-    || ',"tflops_per_s":' || coalesce(CAST(t.tflops_per_s AS VARCHAR), 'null')
-    || ',"tb_per_s":' || coalesce(CAST(t.tb_per_s AS VARCHAR), 'null')
-    || ',"peak":' || coalesce(CAST(t.peak AS VARCHAR), 'null')
-    || ',"time_us":' || CAST(t.time_us AS VARCHAR)
-    || ',"share_pct":' || coalesce(CAST(t.share_pct AS VARCHAR), 'null')
-    || '}' AS metrics,
+  json_object('tier', tier, 'bound', t.bound, 'flops_per_byte', t.flops_per_byte,
+              'tflops_per_s', t.tflops_per_s, 'tb_per_s', t.tb_per_s, 'peak', t.peak,
+              'time_us', t.time_us, 'share_pct', t.share_pct) AS metrics,
   t.uids AS evidence_uids
 FROM tiered t
 CROSS JOIN platform p
 )
--- The contract's columns with their exact types (string expressions are Utf8View otherwise).
-SELECT arrow_cast(severity, 'Utf8') AS severity,
-       arrow_cast(category, 'Utf8') AS category,
-       arrow_cast(subject, 'Utf8') AS subject,
-       arrow_cast(metric, 'Utf8') AS metric,
-       CAST(value AS DOUBLE) AS value,
-       CAST(threshold AS DOUBLE) AS threshold,
-       arrow_cast(message, 'Utf8') AS message,
-       arrow_cast(action_a, 'Utf8') AS action_a,
-       arrow_cast(action_b, 'Utf8') AS action_b,
-       CAST(time_us AS DOUBLE) AS time_us,
-       CAST(category_share_pct AS DOUBLE) AS category_share_pct,
-       CAST(efficiency_pct AS DOUBLE) AS efficiency_pct,
-       CAST(op_rank AS BIGINT) AS op_rank,
-       arrow_cast(metrics, 'Utf8') AS metrics,
-       evidence_uids
-FROM findings
+SELECT * FROM findings
 ORDER BY op_rank, subject

@@ -1,16 +1,20 @@
 -- name: elementwise_baseline
--- version: 1
+-- version: 2
 -- kind: rule
 -- description: Elementwise baseline: memory-bound ops whose achieved TB/s is far below (under half) what simple elementwise ops (add, mul, copy_) reach in the same trace: the gap is the op's kernel, not the memory system.
 --
--- Reads view analyze_ops. Baseline: the TB/s of the simple elementwise op groups
--- (names in `baseline_ops`, compute kernels only, at least min_data_mb moved per
--- call so launch overhead does not dominate), time-weighted: sum(bytes) / sum(time).
+-- Reads view analyze_bandwidth_baseline: the trace's elementwise baseline (the
+-- time-weighted TB/s of simple elementwise ops) and which op groups are
+-- normalizations, defined there once for this rule and normalization_baseline.
 -- Flagged: memory-bound op groups that are not matrix ops (GEMM, convolution and
 -- attention have the efficiency_tiers rule) and not normalizations (rule
 -- normalization_baseline), moving at least min_data_mb per call, compute kernels only,
 -- above min_trace_share_pct of the trace, below max_ratio x baseline. No baseline
 -- ops in the trace: no findings. Severity 'warning'.
+-- Version 2: a normalization is what the view says, the one definition both rules
+-- share; version 1 left out only the NORM_fwd / NORM_bwd / RMSNorm categories, so an
+-- op named like a norm but of another category (aten::rms_norm, a Triton fused
+-- norm) was flagged here and by normalization_baseline. It is now only flagged there.
 -- Columns: the analyzer contract's 15; metric 'tb_per_s', threshold
 -- max_ratio x baseline; metrics {tb_per_s, baseline_tb_s, ratio, baseline_groups,
 -- data_mb, time_us, share_pct, efficiency_pct}.
@@ -18,35 +22,19 @@ WITH
 -- Thresholds: copy this file into a --queries DIR and edit to tune.
 limits AS (
   SELECT 0.5 AS max_ratio,             -- flag ops below this fraction of the baseline TB/s
-         16.0 AS min_data_mb,          -- MiB per call, for baseline and flagged ops
+         16.0 AS min_data_mb,          -- MiB per call of a flagged op (the baseline's: in the view)
          50.0 AS memory_bound_below_flops_per_byte, -- without a platform: memory-bound below this
          0.5 AS min_trace_share_pct    -- ignore op groups below this share of the trace
 ),
-baseline_ops AS (
-  SELECT name FROM (VALUES ('aten::add'), ('aten::add_'), ('aten::mul'), ('aten::mul_'),
-                           ('aten::sub'), ('aten::sub_'), ('aten::copy_')) AS v(name)
-),
-baseline AS (
-  SELECT a.trace,
-         sum(a.tb_per_s * a.time_us) / sum(a.time_us) AS baseline_tb_s,
-         count(*) AS baseline_groups
-  FROM analyze_ops a
-  CROSS JOIN limits l
-  WHERE a.name IN (SELECT name FROM baseline_ops)
-    AND a.compute_only AND a.tb_per_s IS NOT NULL AND a.data_mb >= l.min_data_mb
-  GROUP BY a.trace
-),
+-- Op groups far below the trace's baseline (view analyze_bandwidth_baseline).
 flagged AS (
-  SELECT t.*, b.baseline_tb_s, b.baseline_groups, l.max_ratio,
-         t.tb_per_s / b.baseline_tb_s AS ratio
-  FROM analyze_ops t
-  JOIN baseline b ON b.trace = t.trace
+  SELECT t.*, l.max_ratio
+  FROM analyze_bandwidth_baseline t
   CROSS JOIN limits l
-  WHERE t.tb_per_s IS NOT NULL AND t.compute_only
-    AND t.data_mb >= l.min_data_mb
+  WHERE t.data_mb >= l.min_data_mb
     AND t.share_pct >= l.min_trace_share_pct
-    AND t.tb_per_s < l.max_ratio * b.baseline_tb_s
-    AND t.category NOT IN ('NORM_fwd', 'NORM_bwd', 'RMSNorm')
+    AND t.tb_per_s < l.max_ratio * t.baseline_tb_s
+    AND NOT t.is_normalization
     AND NOT starts_with(coalesce(t.compute_spec, ''), 'matrix')
     AND (t.bound = 'memory'
          OR (t.bound IS NULL AND t.flops_per_byte < l.memory_bound_below_flops_per_byte))
@@ -74,33 +62,12 @@ SELECT
   CAST(t.category_share_pct AS DOUBLE) AS category_share_pct,
   CAST(t.efficiency_pct AS DOUBLE) AS efficiency_pct,
   CAST(t.op_rank AS BIGINT) AS op_rank,
-  '{"tb_per_s":' || CAST(t.tb_per_s AS VARCHAR)
-    || ',"baseline_tb_s":' || CAST(t.baseline_tb_s AS VARCHAR)
-    || ',"ratio":' || CAST(t.ratio AS VARCHAR)
-    || ',"baseline_groups":' || CAST(t.baseline_groups AS VARCHAR)
-    || ',"data_mb":' || CAST(t.data_mb AS VARCHAR)
-    || ',"time_us":' || CAST(t.time_us AS VARCHAR)
-    || ',"share_pct":' || coalesce(CAST(t.share_pct AS VARCHAR), 'null')
-    || ',"efficiency_pct":' || coalesce(CAST(t.efficiency_pct AS VARCHAR), 'null')
-    || '}' AS metrics,
+  json_object('tb_per_s', t.tb_per_s, 'baseline_tb_s', t.baseline_tb_s, 'ratio', t.ratio,
+              'baseline_groups', t.baseline_groups, 'data_mb', t.data_mb,
+              'time_us', t.time_us, 'share_pct', t.share_pct,
+              'efficiency_pct', t.efficiency_pct) AS metrics,
   t.uids AS evidence_uids
 FROM flagged t
 )
--- The contract's columns with their exact types (string expressions are Utf8View otherwise).
-SELECT arrow_cast(severity, 'Utf8') AS severity,
-       arrow_cast(category, 'Utf8') AS category,
-       arrow_cast(subject, 'Utf8') AS subject,
-       arrow_cast(metric, 'Utf8') AS metric,
-       CAST(value AS DOUBLE) AS value,
-       CAST(threshold AS DOUBLE) AS threshold,
-       arrow_cast(message, 'Utf8') AS message,
-       arrow_cast(action_a, 'Utf8') AS action_a,
-       arrow_cast(action_b, 'Utf8') AS action_b,
-       CAST(time_us AS DOUBLE) AS time_us,
-       CAST(category_share_pct AS DOUBLE) AS category_share_pct,
-       CAST(efficiency_pct AS DOUBLE) AS efficiency_pct,
-       CAST(op_rank AS BIGINT) AS op_rank,
-       arrow_cast(metrics, 'Utf8') AS metrics,
-       evidence_uids
-FROM findings
+SELECT * FROM findings
 ORDER BY op_rank, subject

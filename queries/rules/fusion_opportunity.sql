@@ -96,34 +96,15 @@ SELECT
   CAST(NULL AS DOUBLE) AS category_share_pct,
   CAST(NULL AS DOUBLE) AS efficiency_pct,
   CAST(NULL AS BIGINT) AS op_rank,
-  '{"instances":' || CAST(c.instances AS VARCHAR)
-    || ',"kernels":' || CAST(c.kernels AS VARCHAR)
-    || ',"kernels_per_call":' || CAST(CAST(c.kernels AS DOUBLE) / c.instances AS VARCHAR)
-    || ',"max_kernel_us":' || CAST(c.max_kernel_us AS VARCHAR)
-    || ',"time_us":' || CAST(c.time_us AS VARCHAR)
-    || ',"share_pct":' || coalesce(CAST(c.time_us / t.total_time * 100 AS VARCHAR), 'null')
-    || ',"ops":"' || c.ops || '"}' AS metrics,
+  json_object('instances', c.instances, 'kernels', c.kernels,
+              'kernels_per_call', CAST(c.kernels AS DOUBLE) / c.instances,
+              'max_kernel_us', c.max_kernel_us, 'time_us', c.time_us,
+              'share_pct', c.time_us / t.total_time * 100, 'ops', c.ops) AS metrics,
   c.uids AS evidence_uids
 FROM by_class c
 CROSS JOIN limits l
 LEFT JOIN gpu_time_totals t ON t.trace = c.trace
 WHERE c.time_us / t.total_time * 100 >= l.min_trace_share_pct
 )
--- The contract's columns with their exact types (string expressions are Utf8View otherwise).
-SELECT arrow_cast(severity, 'Utf8') AS severity,
-       arrow_cast(category, 'Utf8') AS category,
-       arrow_cast(subject, 'Utf8') AS subject,
-       arrow_cast(metric, 'Utf8') AS metric,
-       CAST(value AS DOUBLE) AS value,
-       CAST(threshold AS DOUBLE) AS threshold,
-       arrow_cast(message, 'Utf8') AS message,
-       arrow_cast(action_a, 'Utf8') AS action_a,
-       arrow_cast(action_b, 'Utf8') AS action_b,
-       CAST(time_us AS DOUBLE) AS time_us,
-       CAST(category_share_pct AS DOUBLE) AS category_share_pct,
-       CAST(efficiency_pct AS DOUBLE) AS efficiency_pct,
-       CAST(op_rank AS BIGINT) AS op_rank,
-       arrow_cast(metrics, 'Utf8') AS metrics,
-       evidence_uids
-FROM findings
+SELECT * FROM findings
 ORDER BY time_us DESC, subject

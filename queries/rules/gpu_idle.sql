@@ -50,9 +50,8 @@ SELECT
   CAST(NULL AS DOUBLE) AS category_share_pct,
   CAST(NULL AS DOUBLE) AS efficiency_pct,
   CAST(NULL AS BIGINT) AS op_rank,
-  '{"idle_us":' || CAST(idle_time AS VARCHAR) || ',"total_us":' || CAST(total_time AS VARCHAR)
-    || ',"gaps":' || CAST(gaps AS VARCHAR) || ',"longest_gap_us":'
-    || coalesce(CAST(longest_gap_us AS VARCHAR), 'null') || '}' AS metrics,
+  json_object('idle_us', idle_time, 'total_us', total_time, 'gaps', gaps,
+              'longest_gap_us', longest_gap_us) AS metrics,
   coalesce(uids, CAST(make_array() AS BIGINT[])) AS evidence_uids
 FROM s
 WHERE idle_pct > 15

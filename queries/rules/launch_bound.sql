@@ -49,10 +49,9 @@ SELECT
   CAST(NULL AS DOUBLE) AS category_share_pct,
   CAST(NULL AS DOUBLE) AS efficiency_pct,
   CAST(NULL AS BIGINT) AS op_rank,
-  '{"kernels":' || CAST(kernels AS VARCHAR) || ',"short_kernels":' || CAST(short_kernels AS VARCHAR)
-    || ',"short_time_us":' || CAST(short_time AS VARCHAR) || ',"root_ops":'
-    || CAST(root_ops AS VARCHAR) || ',"kernels_per_op":' || CAST(kernels_per_op AS VARCHAR) || '}'
-    AS metrics,
+  json_object('kernels', kernels, 'short_kernels', short_kernels,
+              'short_time_us', short_time, 'root_ops', root_ops,
+              'kernels_per_op', kernels_per_op) AS metrics,
   array_slice(uids, 1, 20) AS evidence_uids
 FROM s
 WHERE short_pct > 50 AND kernels_per_op >= 3

@@ -50,9 +50,8 @@ SELECT
   CAST(NULL AS DOUBLE) AS category_share_pct,
   CAST(NULL AS DOUBLE) AS efficiency_pct,
   CAST(NULL AS BIGINT) AS op_rank,
-  '{"transfers":' || CAST(transfers AS VARCHAR) || ',"time_us":' || CAST(time_us AS VARCHAR)
-    || ',"total_us":' || CAST(total_time AS VARCHAR) || ',"bytes":' || CAST(bytes AS VARCHAR)
-    || '}' AS metrics,
+  json_object('transfers', transfers, 'time_us', time_us, 'total_us', total_time,
+              'bytes', bytes) AS metrics,
   array_slice(uids, 1, 20) AS evidence_uids
 FROM s
 WHERE memcpy_pct > 5 OR transfers > 10

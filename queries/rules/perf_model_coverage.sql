@@ -35,8 +35,7 @@ SELECT
   CAST(NULL AS DOUBLE) AS category_share_pct,
   CAST(NULL AS DOUBLE) AS efficiency_pct,
   CAST(NULL AS BIGINT) AS op_rank,
-  '{"time_us":' || CAST(time_us AS VARCHAR) || ',"total_us":' || CAST(total_time_us AS VARCHAR)
-    || ',"instances":' || CAST(instances AS VARCHAR) || '}' AS metrics,
+  json_object('time_us', time_us, 'total_us', total_time_us, 'instances', instances) AS metrics,
   array_slice(uids, 1, 20) AS evidence_uids
 FROM s
 WHERE share_pct >= 1

@@ -45,32 +45,13 @@ SELECT
   CAST(t.category_share_pct AS DOUBLE) AS category_share_pct,
   CAST(t.efficiency_pct AS DOUBLE) AS efficiency_pct,
   CAST(t.op_rank AS BIGINT) AS op_rank,
-  '{"N_Q":' || CAST(t.n_q AS VARCHAR) || ',"N_KV":' || CAST(t.n_kv AS VARCHAR)
-    || ',"time_us":' || CAST(t.time_us AS VARCHAR)
-    || ',"share_pct":' || coalesce(CAST(t.share_pct AS VARCHAR), 'null')
-    || ',"efficiency_pct":' || coalesce(CAST(t.efficiency_pct AS VARCHAR), 'null')
-    || '}' AS metrics,
+  json_object('N_Q', t.n_q, 'N_KV', t.n_kv, 'time_us', t.time_us, 'share_pct', t.share_pct,
+              'efficiency_pct', t.efficiency_pct) AS metrics,
   t.uids AS evidence_uids
 FROM attention t
 CROSS JOIN limits l
 WHERE t.n_q < l.max_seq_len AND t.n_kv < l.max_seq_len
   AND t.share_pct >= l.min_trace_share_pct
 )
--- The contract's columns with their exact types (string expressions are Utf8View otherwise).
-SELECT arrow_cast(severity, 'Utf8') AS severity,
-       arrow_cast(category, 'Utf8') AS category,
-       arrow_cast(subject, 'Utf8') AS subject,
-       arrow_cast(metric, 'Utf8') AS metric,
-       CAST(value AS DOUBLE) AS value,
-       CAST(threshold AS DOUBLE) AS threshold,
-       arrow_cast(message, 'Utf8') AS message,
-       arrow_cast(action_a, 'Utf8') AS action_a,
-       arrow_cast(action_b, 'Utf8') AS action_b,
-       CAST(time_us AS DOUBLE) AS time_us,
-       CAST(category_share_pct AS DOUBLE) AS category_share_pct,
-       CAST(efficiency_pct AS DOUBLE) AS efficiency_pct,
-       CAST(op_rank AS BIGINT) AS op_rank,
-       arrow_cast(metrics, 'Utf8') AS metrics,
-       evidence_uids
-FROM findings
+SELECT * FROM findings
 ORDER BY op_rank, subject

@@ -42,8 +42,7 @@ SELECT
   CAST(NULL AS DOUBLE) AS category_share_pct,
   CAST(NULL AS DOUBLE) AS efficiency_pct,
   CAST(NULL AS BIGINT) AS op_rank,
-  '{"category_sum_us":' || CAST(category_sum AS VARCHAR) || ',"busy_us":'
-    || CAST(busy AS VARCHAR) || '}' AS metrics,
+  json_object('category_sum_us', category_sum, 'busy_us', busy) AS metrics,
   CAST(make_array() AS BIGINT[]) AS evidence_uids
 FROM s
 WHERE sum_pct < 95 OR sum_pct > 105

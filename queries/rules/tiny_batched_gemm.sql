@@ -46,13 +46,9 @@ SELECT
   CAST(g.category_share_pct AS DOUBLE) AS category_share_pct,
   CAST(g.efficiency_pct AS DOUBLE) AS efficiency_pct,
   CAST(g.op_rank AS BIGINT) AS op_rank,
-  '{"B":' || CAST(g.b AS VARCHAR) || ',"M":' || CAST(g.m AS VARCHAR)
-    || ',"N":' || CAST(g.n AS VARCHAR) || ',"K":' || CAST(g.k AS VARCHAR)
-    || ',"time_us":' || CAST(g.time_us AS VARCHAR)
-    || ',"share_pct":' || coalesce(CAST(g.share_pct AS VARCHAR), 'null')
-    || ',"efficiency_pct":' || coalesce(CAST(g.efficiency_pct AS VARCHAR), 'null')
-    || ',"tflops_per_s":' || coalesce(CAST(g.tflops_per_s AS VARCHAR), 'null')
-    || '}' AS metrics,
+  json_object('B', g.b, 'M', g.m, 'N', g.n, 'K', g.k, 'time_us', g.time_us,
+              'share_pct', g.share_pct, 'efficiency_pct', g.efficiency_pct,
+              'tflops_per_s', g.tflops_per_s) AS metrics,
   g.uids AS evidence_uids
 FROM gemms g
 CROSS JOIN limits l
@@ -60,21 +56,5 @@ WHERE g.b >= l.min_batch
   AND g.m <= l.max_dim AND g.n <= l.max_dim AND g.k <= l.max_dim
   AND g.share_pct >= l.min_trace_share_pct
 )
--- The contract's columns with their exact types (string expressions are Utf8View otherwise).
-SELECT arrow_cast(severity, 'Utf8') AS severity,
-       arrow_cast(category, 'Utf8') AS category,
-       arrow_cast(subject, 'Utf8') AS subject,
-       arrow_cast(metric, 'Utf8') AS metric,
-       CAST(value AS DOUBLE) AS value,
-       CAST(threshold AS DOUBLE) AS threshold,
-       arrow_cast(message, 'Utf8') AS message,
-       arrow_cast(action_a, 'Utf8') AS action_a,
-       arrow_cast(action_b, 'Utf8') AS action_b,
-       CAST(time_us AS DOUBLE) AS time_us,
-       CAST(category_share_pct AS DOUBLE) AS category_share_pct,
-       CAST(efficiency_pct AS DOUBLE) AS efficiency_pct,
-       CAST(op_rank AS BIGINT) AS op_rank,
-       arrow_cast(metrics, 'Utf8') AS metrics,
-       evidence_uids
-FROM findings
+SELECT * FROM findings
 ORDER BY op_rank, subject

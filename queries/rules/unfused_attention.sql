@@ -111,34 +111,13 @@ SELECT
   CAST(NULL AS DOUBLE) AS category_share_pct,
   CAST(NULL AS DOUBLE) AS efficiency_pct,
   CAST(NULL AS BIGINT) AS op_rank,
-  '{"instances":' || CAST(c.instances AS VARCHAR)
-    || ',"matmul_ops":' || CAST(c.matmul_ops AS VARCHAR)
-    || ',"softmax_ops":' || CAST(c.softmax_ops AS VARCHAR)
-    || ',"scale_ops":' || CAST(c.scale_ops AS VARCHAR)
-    || ',"copy_ops":' || CAST(c.copy_ops AS VARCHAR)
-    || ',"time_us":' || CAST(c.time_us AS VARCHAR)
-    || ',"module_us":' || CAST(c.module_us AS VARCHAR)
-    || ',"share_pct":' || coalesce(CAST(c.time_us / t.total_time * 100 AS VARCHAR), 'null')
-    || '}' AS metrics,
+  json_object('instances', c.instances, 'matmul_ops', c.matmul_ops,
+              'softmax_ops', c.softmax_ops, 'scale_ops', c.scale_ops,
+              'copy_ops', c.copy_ops, 'time_us', c.time_us, 'module_us', c.module_us,
+              'share_pct', c.time_us / t.total_time * 100) AS metrics,
   c.uids AS evidence_uids
 FROM by_class c
 LEFT JOIN gpu_time_totals t ON t.trace = c.trace
 )
--- The contract's columns with their exact types (string expressions are Utf8View otherwise).
-SELECT arrow_cast(severity, 'Utf8') AS severity,
-       arrow_cast(category, 'Utf8') AS category,
-       arrow_cast(subject, 'Utf8') AS subject,
-       arrow_cast(metric, 'Utf8') AS metric,
-       CAST(value AS DOUBLE) AS value,
-       CAST(threshold AS DOUBLE) AS threshold,
-       arrow_cast(message, 'Utf8') AS message,
-       arrow_cast(action_a, 'Utf8') AS action_a,
-       arrow_cast(action_b, 'Utf8') AS action_b,
-       CAST(time_us AS DOUBLE) AS time_us,
-       CAST(category_share_pct AS DOUBLE) AS category_share_pct,
-       CAST(efficiency_pct AS DOUBLE) AS efficiency_pct,
-       CAST(op_rank AS BIGINT) AS op_rank,
-       arrow_cast(metrics, 'Utf8') AS metrics,
-       evidence_uids
-FROM findings
+SELECT * FROM findings
 ORDER BY value DESC, subject

@@ -16,37 +16,37 @@
 -- its efficiency is its model's roofline time over that time. Ops without FLOPs
 -- but with bytes (copies) are memory-bound: roofline time = bytes / peak bandwidth.
 -- Columns:
---   trace
---   name                 op name (or runtime call name for launches outside any cpu_op)
---   category             op category: the launcher's (launchers.op_category), else the
---                        op name's (op_registry / name patterns), else 'other'
---   shape                the op's Input Dims in Python notation ([[256, 1024], [1024]]), as the
---                        perf sheets print them; NULL for runtime calls
---   instances            owners in the group
---   kernel_count         GPU events they own
---   compute_only         true when every one of those events is a compute kernel (no
---                        memcpy / memset): the group's TB/s is a kernel's bandwidth
---   time_us              summed owner time, µs
---   category_time_us     summed time of the category, µs
---   category_share_pct   time_us / category_time_us · 100
---   total_time_us        the trace's GPU timeline span (gpu_time_totals.total_time), µs
---   share_pct            time_us / total_time_us · 100
---   op_rank              1 = largest time_us in the trace (ties by name, shape)
---   gflops, data_mb, flops_per_byte
---                        per instance, mean over modelled instances (GFLOPs, MiB as
---                        the perf sheets' "Data Moved (MB)", FLOPs/byte); NULL unmodelled
---   tflops_per_s, tb_per_s
---                        summed FLOPs (bytes) over summed time of modelled instances
---   bound                'compute' | 'memory' on the session platform; NULL without
---                        platform, model or a peak for the op's compute spec, and for
---                        instances that own memcpy / memset work (a host copy's rate
---                        says nothing about the device's roofline)
---   efficiency_pct       summed roofline time / summed time · 100 over the instances
---                        that have one (NULL if none)
---   compute_spec         the model's compute spec of the first modelled instance (e.g. matrix_bf16)
---   params               that instance's model params (LIST<STRUCT<key, value, py_str, kind>>;
---                        perf_param(params, 'M') reads one), NULL unmodelled
---   uids                 events.uid of the owners, ascending
+--   trace: the trace file the row comes from
+--   name: op name (or runtime call name for launches outside any cpu_op)
+--   category: op category: the launcher's (launchers.op_category), else the op name's
+--     (op_registry / name patterns), else 'other'
+--   shape: the input dims in Python notation ([[256, 1024], [1024]]), as the perf
+--     sheets print them; NULL for runtime calls
+--   instances: owners in the group
+--   kernel_count: GPU events they own
+--   compute_only: every one of those events is a compute kernel (no memcpy / memset):
+--     the group's TB/s is a kernel's bandwidth
+--   time_us: summed owner time (busy time of the kernels each owns), µs
+--   category_time_us: summed time of the category, µs
+--   category_share_pct: time_us / category_time_us · 100, %
+--   total_time_us: the trace's GPU timeline span (gpu_time_totals.total_time), µs
+--   share_pct: time_us / total_time_us · 100, %
+--   op_rank: 1 = largest time_us in the trace (ties by name, shape)
+--   gflops: GFLOPs per instance, mean over modelled instances; NULL unmodelled
+--   data_mb: MiB moved per instance (the perf sheets' "Data Moved (MB)"), mean over
+--     modelled instances
+--   flops_per_byte: FLOPs per byte, mean over modelled instances
+--   tflops_per_s: summed FLOPs over summed time of modelled instances, TFLOPS/s
+--   tb_per_s: summed bytes over summed time of modelled instances, TB/s
+--   bound: 'compute' | 'memory' on the session platform; NULL without platform, model
+--     or peak, and for groups owning memcpy / memset work
+--   efficiency_pct: summed roofline time / summed time · 100 over the instances that
+--     have one, %
+--   compute_spec: the model's compute spec of the first modelled instance (e.g.
+--     matrix_bf16)
+--   params: that instance's model params (LIST<STRUCT<key, value, py_str, kind>>;
+--     perf_param(params, 'M') reads one); NULL unmodelled
+--   uids: events.uid of the owners, ascending
 WITH
 -- The session platform and its bandwidth (NULL columns when none is set).
 platform AS (

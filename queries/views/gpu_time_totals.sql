@@ -4,10 +4,17 @@
 -- description: GPU time totals over all devices and streams pooled, in µs: computation, exposed communication and memcpy, busy, idle, total.
 --
 -- Counts linked GPU work (view linked_kernels, spec §4.3). Memsets count as computation.
--- One row per trace. Columns (µs): computation_time, exposed_comm_time (communication not overlapped
--- by computation), exposed_memcpy_time (memcpy overlapped by neither), busy_time
--- (union of all), idle_time (total - busy), total_time (last end - first start),
--- total_comm_time, total_memcpy_time.
+-- One row per trace.
+-- Columns:
+--   trace: the trace file the row comes from
+--   computation_time: busy time of compute kernels and memsets, µs
+--   exposed_comm_time: communication not overlapped by computation, µs
+--   exposed_memcpy_time: memcpy overlapped by neither computation nor communication, µs
+--   busy_time: union of all linked GPU work, µs
+--   idle_time: total_time - busy_time, µs
+--   total_time: last end - first start of linked GPU work, µs
+--   total_comm_time: busy time of communication, µs
+--   total_memcpy_time: busy time of memcpy, µs
 WITH work AS (
   SELECT trace, ts, t_end,
          CASE class WHEN 'memset' THEN 'compute' ELSE class END AS bucket

@@ -5,8 +5,20 @@
 --
 -- Input of kernel_summary and the short-kernel sheets (spec §8.7). Unlike
 -- kernels.op_uid, the parent here does not skip `execute` wrappers.
--- Columns: trace, uid, name, stream, dur, launcher_name, parent_uid, parent_name,
--- parent_category, input_dims_json, input_strides_json, concrete_inputs_json.
+-- Columns:
+--   trace: the trace file the row comes from
+--   uid: the kernel (events.uid)
+--   name: kernel name
+--   stream: its GPU stream
+--   dur: its duration, µs
+--   launcher_name: the runtime call that launched it; NULL when unlinked
+--   parent_uid: the cpu_op directly above the launch call; NULL without one
+--   parent_name: that op's name
+--   parent_category: that op's category; 'graph' or 'runtime' by the launch call when
+--     there is no op
+--   input_dims_json: the parent op's input shapes, JSON text
+--   input_strides_json: the parent op's input strides, JSON text
+--   concrete_inputs_json: the parent op's concrete inputs, JSON text
 SELECT
   k.trace,
   k.uid,

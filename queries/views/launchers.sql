@@ -6,18 +6,26 @@
 -- This is TraceLens's "ops" table (spec §5), the input of ops_summary,
 -- ops_summary_by_category and ops_unique_args.
 -- Columns:
---   trace
---   uid, name, cat, ts, dur        the launcher event (cat is cpu_op, or cuda_runtime /
---                                  cuda_driver for runtime-call launchers)
---   process_name, process_label, thread_name
---   input_dims_json, input_types_json, input_strides_json, concrete_inputs_json
---                                  the op's inputs as JSON text; NULL for runtime calls
---   direct_kernel_count            GPU events it launched itself (collectives excluded)
---   total_direct_kernel_time       busy time of those events, µs
---   total_subtree_kernel_time      busy time of every GPU event below it, µs
---   first_kernel_name              its first direct kernel by GPU start
---   kernel_details                 its direct kernels {name, dur, stream} by GPU start
---   op_category                    registry / name pattern / first-kernel fallback / other
+--   trace: the trace file the row comes from
+--   uid: the launcher event (events.uid)
+--   name: its name
+--   cat: cpu_op, or cuda_runtime / cuda_driver for runtime-call launchers
+--   ts: its CPU start, µs
+--   dur: its CPU duration, µs
+--   process_name: name of the op's process (trace metadata)
+--   process_label: label of the op's process (trace metadata)
+--   thread_name: name of the op's thread (trace metadata)
+--   input_dims_json: the op's input shapes as JSON text; NULL for runtime calls
+--   input_types_json: the op's input dtypes as JSON text; NULL for runtime calls
+--   input_strides_json: the op's input strides as JSON text; NULL for runtime calls
+--   concrete_inputs_json: the op's concrete (scalar) inputs as JSON text; NULL for
+--     runtime calls
+--   direct_kernel_count: GPU events it launched itself (collectives excluded)
+--   total_direct_kernel_time: busy time of those events, µs
+--   total_subtree_kernel_time: busy time of every GPU event below it, µs
+--   first_kernel_name: its first direct kernel by GPU start
+--   kernel_details: its direct kernels LIST<STRUCT<name, dur, stream>> by GPU start
+--   op_category: registry / name pattern / first-kernel fallback / other
 WITH
 -- Non-collective GPU work linked to a launch, keyed by its launcher.
 direct_work AS (

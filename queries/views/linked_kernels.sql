@@ -6,4 +6,32 @@
 -- Unlinked GPU events (no launch call in the trace carries their correlation id)
 -- are left out, as in the reference (spec §4.3). Override this view to change
 -- which links count everywhere at once.
+-- Columns:
+--   trace: trace name
+--   uid: event uid
+--   name: kernel name, or e.g. 'Memcpy DtoH (Device -> Pinned)'
+--   cat: kernel, gpu_memcpy or gpu_memset
+--   class: compute, communication (NCCL/RCCL collectives), memcpy or memset. ROCm copy
+--     kernels (MEMORY_COPY_*, __amd_rocclr_copyBuffer*) count as memcpy
+--   ts: GPU start, µs
+--   dur: GPU duration, µs
+--   t_end: ts + dur in f64, µs
+--   device: args.device, else the numeric pid
+--   stream: args.stream, else the numeric tid
+--   correlation: args.correlation
+--   external_id: args['External id']
+--   launch_uid: the runtime/driver call that launched it (cudaLaunchKernel,
+--     hipGraphLaunch, cuLaunchKernel, ...); NULL if unlinked
+--   launch_name: name of that call
+--   linked_by: flow: a CPU→GPU flow (ac2g or async_cpu_to_gpu) confirms the link;
+--     graph: a graph launch claims all GPU work with its correlation; correlation:
+--     matched by correlation id alone (no flow in the trace); NULL: unlinked
+--   op_uid: the cpu_op it is attributed to: the nearest cpu_op above the launch,
+--     skipping python frames and `execute` wrappers; NULL if none
+--   op_name: name of that cpu_op
+--   grid: args.grid as JSON, e.g. [128, 1, 1]
+--   block: args.block as JSON
+--   registers_per_thread: args['registers per thread']
+--   shared_memory: args['shared memory'], bytes
+--   bytes: args.bytes: bytes copied or set (memcpy / memset)
 SELECT * FROM kernels WHERE launch_uid IS NOT NULL

@@ -5,7 +5,10 @@
 --
 -- The kernel-name fallback needs the op's first kernel, so it is applied where
 -- that is known (see `launchers`).
--- Columns: name (op or runtime-call name), category.
+-- Columns:
+--   name: op or runtime-call name
+--   category: its category from the registry or a name pattern (triton*,
+--     record_param_comms*); NULL when neither applies
 WITH names AS (
   -- Every name that can launch GPU work or head a kernel's call stack.
   SELECT DISTINCT name FROM ops

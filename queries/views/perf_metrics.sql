@@ -17,21 +17,37 @@
 -- flag, causal attention with N_Q != N_KV). Rows whose model fails keep
 -- model_error and NULL metrics; the sheets leave them out.
 -- Columns:
---   trace, uid, name, family (op_registry.family), pass ('fwd' | 'bwd')
---   process_name, process_label, thread_name
---   input_dims_json, input_types_json, input_strides_json, concrete_inputs_json
---   kernel_count                 GPU events counted
---   kernel_time                  their busy time (union of intervals), µs; 0 if none
---   kernel_details               LIST<STRUCT<name, dur, stream>> by GPU start; NULL if none
---   model_class, model_error     the perf model; error is not_implemented: / invalid: / ...
---   "GFLOPS", "Data Moved (MB)", "FLOPS/Byte", "TFLOPS/s", "TB/s"   NULL where TraceLens has NaN
---   compute_spec                 e.g. matrix_bf16; '' when the dtype has no precision
---   params                       LIST<STRUCT<key, value, py_str, kind>> in the model's key order
---   "Roofline Bound", "Roofline Time (µs)", "Pct Roofline"
---                                COMPUTE_BOUND / MEMORY_BOUND, the time at the roofline
---                                and roofline time / kernel time in %, against the
---                                session platform (session_platform); NULL without a
---                                platform, a peak for the compute spec, bytes or FLOPs
+--   trace: the trace file the row comes from
+--   uid: the op instance (events.uid)
+--   name: op name
+--   family: its perf sheet family (op_registry.family)
+--   pass: 'fwd' | 'bwd'
+--   process_name: name of the op's process (trace metadata)
+--   process_label: label of the op's process (trace metadata)
+--   thread_name: name of the op's thread (trace metadata)
+--   input_dims_json: the op's input shapes as JSON text; NULL for runtime calls
+--   input_types_json: the op's input dtypes as JSON text; NULL for runtime calls
+--   input_strides_json: the op's input strides as JSON text; NULL for runtime calls
+--   concrete_inputs_json: the op's concrete (scalar) inputs as JSON text; NULL for
+--     runtime calls
+--   kernel_count: GPU events counted
+--   kernel_time: their busy time (union of intervals), µs; 0 if none
+--   kernel_details: LIST<STRUCT<name, dur, stream>> by GPU start; NULL if none
+--   model_class: the perf-model class
+--   model_error: the model's error (not_implemented: / invalid: / ...); NULL when it
+--     worked
+--   GFLOPS: the model's FLOPs / 1e9; NULL where TraceLens has NaN
+--   "Data Moved (MB)": the model's bytes / 2^20 (MiB, the reference's MB)
+--   "FLOPS/Byte": FLOPs per byte moved
+--   "TFLOPS/s": FLOPs / kernel_time, TFLOPS/s; NULL without kernel time
+--   "TB/s": bytes / kernel_time, TB/s; NULL without kernel time
+--   compute_spec: e.g. matrix_bf16; '' when the dtype has no precision
+--   params: LIST<STRUCT<key, value, py_str, kind>> in the model's key order
+--   "Roofline Bound": COMPUTE_BOUND or MEMORY_BOUND on the session platform; NULL
+--     without a platform or a peak
+--   "Roofline Time (µs)": time at the roofline of the session platform, µs; NULL as
+--     Roofline Bound
+--   "Pct Roofline": roofline time / kernel time · 100, %; NULL as Roofline Bound
 WITH RECURSIVE
 -- Ops with a perf model (a cheap test; op_registry gives the family at the end).
 candidates AS (

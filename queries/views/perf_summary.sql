@@ -15,17 +15,55 @@
 -- the reference groups on their printed text. "first" is the first non-NULL value
 -- in uid order; statistics skip NULLs (TraceLens's NaN); std is the sample std.
 -- Columns:
---   trace, sheet, part (0, or 1 for rows moved to a _bwd sheet), name
---   params                         the group's model params (LIST<STRUCT<key, value, py_str, kind>>)
---   param_order                    the sheet's `param: <key>` column names, repeats
---                                  included; their first listings are in the order the
---                                  sheet's instances (part, then uid) first have them,
---                                  which is the reference's column order
---   "GFLOPS_first" … "UID_first"   the reference's summary columns, in its order;
---                                  the roofline ones ("Roofline Time (µs)_first",
---                                  "Roofline Bound_first", "Pct Roofline_*") are NULL
---                                  without a session platform
---   kernel_stats                   kernel_stats() of the group (py_kernel_details renders it)
+--   trace: the trace file the row comes from
+--   sheet: the perf sheet the row belongs to (GEMM, SDPA_fwd, ...)
+--   part: 0, or 1 for rows moved to the end of a _bwd sheet
+--   name: op name
+--   params: the group's model params (LIST<STRUCT<key, value, py_str, kind>>)
+--   param_order: the sheet's `param: <key>` column names, in the order the sheet's
+--     instances (part, then uid) first have them: the reference's column order
+--   GFLOPS_first: GFLOPs of the first instance (uid order) that has them
+--   "Data Moved (MB)_first": MiB moved by the first instance that has them
+--   "FLOPS/Byte_first": FLOPs per byte of the first instance that has them
+--   "TB/s_mean": mean TB/s over the instances
+--   "TB/s_median": median TB/s
+--   "TB/s_std": sample std of TB/s
+--   "TB/s_min": minimum TB/s
+--   "TB/s_max": maximum TB/s
+--   "TFLOPS/s_mean": mean TFLOPS/s over the instances
+--   "TFLOPS/s_median": median TFLOPS/s
+--   "TFLOPS/s_std": sample std of TFLOPS/s
+--   "TFLOPS/s_min": minimum TFLOPS/s
+--   "TFLOPS/s_max": maximum TFLOPS/s
+--   process_name_first: process name of the first instance
+--   process_label_first: process label of the first instance
+--   thread_name_first: thread name of the first instance
+--   "Compute Spec": the first instance's compute spec (e.g. matrix_bf16)
+--   "Roofline Time (µs)_first": roofline time of the first instance that has one, µs;
+--     NULL without a session platform
+--   "Roofline Bound_first": COMPUTE_BOUND / MEMORY_BOUND of the first instance that has
+--     one; NULL without a platform
+--   "Pct Roofline_mean": mean % of the roofline reached; NULL without a platform
+--   "Pct Roofline_median": median % of the roofline
+--   "Pct Roofline_std": sample std of the % of the roofline
+--   "Pct Roofline_min": minimum % of the roofline
+--   "Pct Roofline_max": maximum % of the roofline
+--   kernel_stats: kernel_stats() of the group (py_kernel_details renders it)
+--   kernel_details__summarize_kernel_stats: the group's kernels with count and duration
+--     statistics, as the reference prints them
+--   trunc_kernel_details: the same, kernel names truncated
+--   "Input Dims_first": the first instance's input shapes, Python text
+--   "Input type_first": the first instance's input dtypes, Python text
+--   "Input Strides_first": the first instance's input strides, Python text
+--   "Concrete Inputs_first": the first instance's concrete inputs, Python text
+--   "Kernel Time (µs)_mean": mean kernel time per instance, µs
+--   "Kernel Time (µs)_median": median kernel time, µs
+--   "Kernel Time (µs)_std": sample std of the kernel time, µs
+--   "Kernel Time (µs)_min": minimum kernel time, µs
+--   "Kernel Time (µs)_max": maximum kernel time, µs
+--   "Kernel Time (µs)_sum": summed kernel time, µs
+--   name_count: instances in the group
+--   UID_first: smallest uid of the group
 WITH sheet_rows AS (
   SELECT *,
          CASE

@@ -6,19 +6,26 @@
 -- A step of unified_perf_events; a view of its own so that each op's perf model
 -- runs once (the final table reads five fields of its result).
 -- Columns:
---   trace, uid, name               the collected cpu_op
---   order_ts                       its CPU start (the order TraceLens collects in)
---   process_name, process_label, thread_name
---   input_dims_json, input_types_json, input_strides_json, concrete_inputs_json
---   duration_us                    its CPU duration, µs
---   has_perf_model                 it has a perf model
---   op_category                    registry / name pattern / first-kernel fallback
---                                  (launchers.op_category), else 'other'
---   kernel_time                    busy time of its GPU work (collectives included), µs
---   kernel_details                 LIST<STRUCT<name, dur, stream>> in launch order
---   perf                           op_perf's result (fwd pass, 'bugfixes'); NULL
---                                  without a model
---   perf_params                    op_params' result; NULL without a model
+--   trace: the trace file the row comes from
+--   uid: the collected cpu_op (events.uid)
+--   name: its name
+--   order_ts: its CPU start (the order TraceLens collects in), µs
+--   process_name: name of the op's process (trace metadata)
+--   process_label: label of the op's process (trace metadata)
+--   thread_name: name of the op's thread (trace metadata)
+--   input_dims_json: the op's input shapes as JSON text; NULL for runtime calls
+--   input_types_json: the op's input dtypes as JSON text; NULL for runtime calls
+--   input_strides_json: the op's input strides as JSON text; NULL for runtime calls
+--   concrete_inputs_json: the op's concrete (scalar) inputs as JSON text; NULL for
+--     runtime calls
+--   duration_us: its CPU duration, µs
+--   has_perf_model: it has a perf model
+--   op_category: registry / name pattern / first-kernel fallback
+--     (launchers.op_category), else 'other'
+--   kernel_time: busy time of its GPU work (collectives included), µs
+--   kernel_details: LIST<STRUCT<name, dur, stream>> in launch order
+--   perf: op_perf's result (fwd pass, 'bugfixes'); NULL without a model
+--   perf_params: op_params' result (a Python dict); NULL without a model
 WITH sets AS (
   SELECT trace, uid, bool_or(has_model) AS has_model,
          busy_time(ts, t_end) AS kernel_time,

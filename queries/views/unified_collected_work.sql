@@ -9,11 +9,16 @@
 -- the root) where the walk stops, done with joins over unified_op_chain instead of
 -- a recursive walk.
 -- Columns:
---   trace
---   uid            the collected op (a cpu_op)
---   has_model      the collected op has a perf model
---   kernel_uid, name, ts, t_end, dur, stream, launch_uid
---                  a GPU event under it (collectives included)
+--   trace: the trace file the row comes from
+--   uid: the collected op (a cpu_op)
+--   has_model: the collected op has a perf model
+--   kernel_uid: a GPU event under it (collectives included)
+--   name: the GPU event's name
+--   ts: its GPU start, µs
+--   t_end: its GPU end, µs
+--   dur: its duration, µs
+--   stream: its stream
+--   launch_uid: the runtime call that launched it
 WITH
 -- Per GPU event: depth of the lowest op with a model above it.
 lowest_model AS (

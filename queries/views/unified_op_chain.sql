@@ -6,14 +6,14 @@
 -- A step of unified_perf_events, kept as a view of its own so that it is computed
 -- once: the walk reads it four times.
 -- Columns:
---   trace
---   kernel_uid     the linked GPU event (kernel_ancestors.kernel_uid)
---   uid            a cpu_op above it
---   depth          kernel_ancestors.depth: steps up from the launch call, so a
---                  smaller depth lies nearer the kernel
---   has_model      the op has a perf model (a Triton kernel op only when its
---                  model can read its args: TraceLens's can_model)
---   walk_root      the op is a root of the call tree, where the walk starts
+--   trace: the trace file the row comes from
+--   kernel_uid: the linked GPU event (kernel_ancestors.kernel_uid)
+--   uid: a cpu_op above it
+--   depth: kernel_ancestors.depth: steps up from the launch call, so a smaller depth
+--     lies nearer the kernel
+--   has_model: the op has a perf model (a Triton kernel op only when its model can read
+--     its args: TraceLens's can_model)
+--   walk_root: the op is a root of the call tree, where the walk starts
 WITH op_models AS (
   SELECT trace, uid, is_root AND in_tree AS walk_root,
          CASE

@@ -31,24 +31,38 @@
 -- out with their kernel time, as in the reference; other model errors keep the
 -- row without metrics.
 -- Columns:
---   trace, uid, name                the event (synthetic ops: a new uid and name)
---   seq                             the order TraceLens collects them in (by CPU
---                                   start; synthetic ops last)
---   op_category                     registry / name pattern / first-kernel fallback
---   process_name, process_label, thread_name
---   input_dims_json, input_types_json, input_strides_json, concrete_inputs_json
---   duration_us                     the op's CPU duration, µs
---   has_perf_model                  the op has a perf model
---   kernel_time                     busy time of its GPU work (collectives included), µs
---   kernel_details                  LIST<STRUCT<name, dur, stream>> in launch order
---   model_error                     the model's error, NULL when it worked or there is none
---   "GFLOPS", "Data Moved (MB)", "FLOPS/Byte", "TFLOPS/s", "TB/s"   NULL where TraceLens has NaN
---   compute_spec                    e.g. matrix_bf16; NULL without metrics
---   flops, bytes                    the model's FLOPs and bytes (for roofline columns)
---   perf_params                     the model's params as a Python dict; NULL without metrics
---   "Roofline Bound", "Roofline Time (µs)", "Pct Roofline"
---                                   against the session platform (session_platform),
---                                   as in perf_metrics; NULL without a platform
+--   trace: the trace file the row comes from
+--   uid: the event (synthetic ops: a new uid after the trace's last)
+--   name: the op name (synthetic ops: "<op>-><kernel> (Synthetic Op)")
+--   seq: the order TraceLens collects them in (by CPU start; synthetic ops last)
+--   op_category: registry / name pattern / first-kernel fallback
+--   process_name: name of the op's process (trace metadata)
+--   process_label: label of the op's process (trace metadata)
+--   thread_name: name of the op's thread (trace metadata)
+--   input_dims_json: the op's input shapes as JSON text; NULL for runtime calls
+--   input_types_json: the op's input dtypes as JSON text; NULL for runtime calls
+--   input_strides_json: the op's input strides as JSON text; NULL for runtime calls
+--   concrete_inputs_json: the op's concrete (scalar) inputs as JSON text; NULL for
+--     runtime calls
+--   duration_us: the op's CPU duration, µs
+--   has_perf_model: the op has a perf model
+--   kernel_time: busy time of its GPU work (collectives included), µs
+--   kernel_details: LIST<STRUCT<name, dur, stream>> in launch order
+--   model_error: the model's error; NULL when it worked or there is none
+--   GFLOPS: the model's FLOPs / 1e9; NULL where TraceLens has NaN
+--   "Data Moved (MB)": the model's bytes / 2^20 (MiB, the reference's MB)
+--   "FLOPS/Byte": FLOPs per byte moved
+--   "TFLOPS/s": FLOPs / kernel_time, TFLOPS/s; NULL without kernel time
+--   "TB/s": bytes / kernel_time, TB/s; NULL without kernel time
+--   compute_spec: e.g. matrix_bf16; NULL without metrics
+--   flops: the model's FLOPs
+--   bytes: the model's bytes
+--   perf_params: the model's params as a Python dict; NULL without metrics
+--   "Roofline Bound": COMPUTE_BOUND or MEMORY_BOUND on the session platform; NULL
+--     without a platform or a peak
+--   "Roofline Time (µs)": time at the roofline of the session platform, µs; NULL as
+--     Roofline Bound
+--   "Pct Roofline": roofline time / kernel time · 100, %; NULL as Roofline Bound
 WITH
 -- Per GPU event: the nearest cpu_op above it.
 nearest_op AS (

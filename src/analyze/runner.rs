@@ -1,8 +1,9 @@
 //! Running the catalog's rules into the table `findings_raw`.
 //!
 //! Every query of kind `rule` (shipped, or from `--queries DIR`) is planned, its
-//! output checked against the contract's columns (names, order, types), run, and
-//! its rows stacked under `rule` and `rule_version`. The ranking is the catalog
+//! output checked against the contract's columns (names, order, and a type of the
+//! right kind), run, cast to the contract's exact types, and its rows stacked
+//! under `rule` and `rule_version`. The ranking is the catalog
 //! query `findings` (SQL), not code here.
 
 use std::sync::Arc;
@@ -10,16 +11,21 @@ use std::sync::Arc;
 use datafusion::arrow::array::{ArrayRef, Int64Array, RecordBatch, StringArray};
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{DataType, Schema};
+use datafusion::arrow::error::ArrowError;
 
 use crate::catalog::rule_contract::{findings_raw_schema, ColumnType, RULE_COLUMNS};
 use crate::catalog::{Query, QueryKind};
 use crate::engine::Engine;
 use crate::Error;
 
-/// Whether a rule's column of type `got` is accepted (and cast to `arrow()`).
-/// An untyped NULL column fits every type; strings may be any string type
-/// or a dictionary of strings;
-/// a uid list may be any list of Int64.
+/// Whether a rule's column of type `got` is accepted; the runner casts it to
+/// the contract's type, so a rule need not spell the contract's exact Arrow
+/// types (string expressions are `Utf8View`, integer literals `Int64`, names
+/// from the tables dictionaries). Accepted: an untyped NULL column for every
+/// type; for VARCHAR any string type or dictionary of strings; for DOUBLE any
+/// number; for BIGINT any integer; for the uid list any list of integers.
+/// Anything else (a list where a number is expected, a number where text is)
+/// is the rule's mistake.
 fn accepts(want: ColumnType, got: &DataType) -> bool {
     if *got == DataType::Null {
         return true;
@@ -27,15 +33,14 @@ fn accepts(want: ColumnType, got: &DataType) -> bool {
     match want {
         ColumnType::Varchar => match got {
             DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => true,
-            // Names read straight from the tables (dictionary-encoded there).
             DataType::Dictionary(_, value) => accepts(ColumnType::Varchar, value),
             _ => false,
         },
-        ColumnType::Double => *got == DataType::Float64,
-        ColumnType::Bigint => *got == DataType::Int64,
+        ColumnType::Double => got.is_numeric(),
+        ColumnType::Bigint => got.is_integer(),
         ColumnType::UidList => match got {
             DataType::List(f) | DataType::LargeList(f) => {
-                matches!(f.data_type(), DataType::Int64 | DataType::Null)
+                f.data_type().is_integer() || *f.data_type() == DataType::Null
             }
             _ => false,
         },
@@ -105,17 +110,25 @@ async fn run_rule(engine: &Engine, rule: &Query) -> Result<Vec<RecordBatch>, Err
             Arc::new(StringArray::from(vec![rule.name.as_str(); n])),
             Arc::new(Int64Array::from(vec![i64::from(rule.version); n])),
         ];
-        for (i, column) in batch.columns().iter().enumerate() {
-            let want = target.field(i + 2).data_type();
-            columns.push(cast(column, want).map_err(|e| fail(&e))?);
-        }
+        columns.extend(coerce(&batch).map_err(|e| fail(&e))?);
         out.push(RecordBatch::try_new(target.clone(), columns).map_err(|e| fail(&e))?);
     }
     Ok(out)
 }
 
-/// Checks a rule's output columns against the contract; the first problem found.
-fn check_schema(schema: &Schema) -> Result<(), String> {
+/// A rule's columns (checked by [`check_schema`]) cast to the contract's types.
+fn coerce(batch: &RecordBatch) -> Result<Vec<ArrayRef>, ArrowError> {
+    batch
+        .columns()
+        .iter()
+        .zip(RULE_COLUMNS)
+        .map(|(column, (_, ty))| cast(column, &ty.arrow()))
+        .collect()
+}
+
+/// Checks a rule's output columns against the contract (names and order; types
+/// as [`accepts`] takes them); the first problem found.
+pub fn check_schema(schema: &Schema) -> Result<(), String> {
     let got: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
     let want: Vec<&str> = RULE_COLUMNS.iter().map(|(n, _)| *n).collect();
     if got != want {
@@ -185,8 +198,55 @@ mod tests {
         let e = check_schema(&schema(&fields)).expect_err("missing");
         assert!(e.starts_with("column 15 is `(none)`"), "{e}");
         let mut fields = contract();
-        fields[4].1 = DataType::Int64;
+        fields[4].1 = DataType::new_list(DataType::Float64, true);
         let e = check_schema(&schema(&fields)).expect_err("type");
-        assert_eq!(e, "column `value` is Int64, expected DOUBLE");
+        assert_eq!(e, "column `value` is List(Float64), expected DOUBLE");
+        let mut fields = contract();
+        fields[13].1 = DataType::Int64;
+        let e = check_schema(&schema(&fields)).expect_err("type");
+        assert_eq!(e, "column `metrics` is Int64, expected VARCHAR");
+        let mut fields = contract();
+        fields[12].1 = DataType::Float64;
+        let e = check_schema(&schema(&fields)).expect_err("type");
+        assert_eq!(e, "column `op_rank` is Float64, expected BIGINT");
+    }
+
+    /// What SQL expressions give without casts: Utf8View text, dictionary names,
+    /// Int64 counts where DOUBLE is due, Int32 uids; all cast to the contract.
+    #[test]
+    fn coerces_strings_and_numbers_to_the_contract_types() {
+        use datafusion::arrow::array::{
+            DictionaryArray, Float32Array, Int32Array, ListArray, StringViewArray,
+        };
+        use datafusion::arrow::datatypes::Int32Type;
+        let text = || Arc::new(StringViewArray::from(vec!["a"])) as ArrayRef;
+        let mut columns: Vec<ArrayRef> = Vec::new();
+        for (name, ty) in RULE_COLUMNS {
+            columns.push(match (name, ty) {
+                ("category", _) => Arc::new(DictionaryArray::<Int32Type>::from_iter(["GEMM"])),
+                (_, ColumnType::Varchar) => text(),
+                ("value", _) => Arc::new(Int64Array::from(vec![3])),
+                (_, ColumnType::Double) => Arc::new(Float32Array::from(vec![1.5])),
+                (_, ColumnType::Bigint) => Arc::new(Int32Array::from(vec![2])),
+                (_, ColumnType::UidList) => Arc::new(ListArray::from_iter_primitive::<
+                    Int32Type,
+                    _,
+                    _,
+                >([Some([Some(7), Some(9)])])),
+            });
+        }
+        let batch = RecordBatch::try_from_iter(RULE_COLUMNS.iter().map(|(n, _)| *n).zip(columns))
+            .expect("batch");
+        assert_eq!(check_schema(&batch.schema()), Ok(()));
+        let cast = coerce(&batch).expect("casts");
+        for (column, (name, ty)) in cast.iter().zip(RULE_COLUMNS) {
+            assert_eq!(column.data_type(), &ty.arrow(), "{name}");
+        }
+        let out = RecordBatch::try_new(
+            Arc::new(Schema::new(findings_raw_schema().fields()[2..].to_vec())),
+            cast,
+        )
+        .expect("fits findings_raw");
+        assert_eq!(out.num_rows(), 1);
     }
 }

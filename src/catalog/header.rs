@@ -133,6 +133,20 @@ mod tests {
         assert!(q.sql.ends_with("SELECT 1"));
     }
 
+    /// A `Columns:` block documents a query's columns with `--   name: text` lines
+    /// after the header; they are comments, never header keys.
+    #[test]
+    fn a_columns_block_is_not_part_of_the_header() {
+        let q = parse(
+            "-- name: v\n-- version: 2\n-- kind: view\n-- description: A view.\n--\n\
+             -- Columns:\n--   name: the op name\n--   version: a number\nSELECT 1 AS name",
+        )
+        .expect("valid");
+        assert_eq!((q.name.as_str(), q.version), ("v", 2));
+        assert!(q.extra.is_empty(), "{:?}", q.extra);
+        assert!(q.sql.contains("--   name: the op name"));
+    }
+
     #[test]
     fn rejects_incomplete_headers() {
         let e = parse("-- name: x\n-- version: 1\nSELECT 1").expect_err("no kind");

@@ -29,12 +29,14 @@
 //!
 //! Values are trimmed (`-- drop_null_columns: param: ` means the prefix `param:`).
 
+mod columns;
 mod header;
 pub mod rule_contract;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+pub use columns::{expanded_notes, parse_columns_block, ColumnNote};
 pub use header::{parse_query, QueryKind};
 
 mod embedded {

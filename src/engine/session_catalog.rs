@@ -21,12 +21,13 @@ use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use datafusion::catalog::{SchemaProvider, Session, TableProvider};
 use datafusion::datasource::{MemTable, TableType};
 use datafusion::error::Result;
+use datafusion::execution::context::SessionState;
 use datafusion::logical_expr::Expr;
 use datafusion::physical_plan::ExecutionPlan;
 
 use super::drilldown::{function_schema, FUNCTIONS};
 use super::views::CatalogSchema;
-use crate::catalog::{Catalog, Query};
+use crate::catalog::{expanded_notes, Catalog, Query};
 use crate::model::{table_doc, ColumnDoc, TABLES};
 
 /// A table the engine adds beside the trace model's, with its doc.
@@ -294,9 +295,9 @@ impl SessionFacts {
         rows
     }
 
-    /// The columns of `table` (every listed table when None): documented ones
-    /// from their docs, the others from their planned schema (a view's first
-    /// column carries the view's description). A view that does not plan is
+    /// The columns of `table` (every listed table when None): the trace model's
+    /// and the functions' from their docs, the others from their planned schema
+    /// with each catalog query's `Columns:` notes. A view that does not plan is
     /// listed with its error as the type, so one broken view hides nothing.
     pub async fn columns(&self, table: Option<&str>) -> Result<Vec<[String; 4]>> {
         let names: Vec<String> = match table {
@@ -330,11 +331,20 @@ impl SessionFacts {
                     continue;
                 }
             };
-            for (i, field) in provider.schema().fields().iter().enumerate() {
-                let doc = if i == 0 {
-                    description.clone()
-                } else {
-                    String::new()
+            let schema = provider.schema();
+            let returned: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
+            // A catalog query's `Columns:` block; else the first column carries
+            // the table's description.
+            let notes = match self.catalog.get(&name) {
+                Some(q) => expanded_notes(q, &returned, &self.catalog),
+                None => Vec::new(),
+            };
+            for (i, field) in schema.fields().iter().enumerate() {
+                let note = notes.iter().find(|n| n.name == *field.name());
+                let doc = match note {
+                    Some(note) => note.doc.clone(),
+                    None if i == 0 => description.clone(),
+                    None => String::new(),
                 };
                 rows.push([
                     name.clone(),
@@ -389,6 +399,19 @@ pub fn added_functions(session: &dyn Session) -> Vec<FunctionDoc> {
     for (name, udaf) in session.aggregate_functions() {
         if !plain.aggregate_functions().contains_key(name) {
             added.push((name.clone(), "aggregate", describe(udaf.documentation())));
+        }
+    }
+    // Table functions the UDF crate adds (e.g. perf_op_registry), beside the
+    // drill-down ones listed above with their usage.
+    let state = session.as_any().downcast_ref::<SessionState>();
+    for name in state
+        .map(|s| s.table_functions().keys())
+        .into_iter()
+        .flatten()
+    {
+        let drill = FUNCTIONS.iter().any(|f| f.name == name);
+        if !drill && !plain.table_functions().contains_key(name) {
+            added.push((name.clone(), "table function", String::new()));
         }
     }
     added.sort();

@@ -22,7 +22,9 @@
 //! | `op_flops(…)`, `op_bytes(…)`, `op_params(…)` | scalar | `DOUBLE`, `DOUBLE`, `UTF8` Python dict |
 //! | `tflops_per_s(flops, kernel_us)`, `tb_per_s(bytes, kernel_us)`, `flops_per_byte(flops, bytes)` | scalar | `DOUBLE` |
 //! | `perf_param(params, key)`, `perf_param_keys(params [, prefix])` | scalar | `UTF8` one `param:` cell, `LIST<UTF8>` the keys |
+//! | `json_object(key, value, …)` | scalar | `UTF8` JSON object of the pairs, escaped; NULL / NaN / ±inf values are `null` |
 //! | `py_json(json UTF8)` | scalar | `UTF8` Python `str()` of a JSON value (lists stay lists) |
+//! | `perf_op_registry()` | table | the op registry (name, family, model_class, category, bwd_category, family_order, is_extension) of [`perf::registry`] |
 //! | `roofline_bound(flops, bytes, platform, spec)` | scalar | `UTF8` COMPUTE_BOUND / MEMORY_BOUND |
 //! | `roofline_time_us(flops, bytes, platform, spec)` | scalar | `DOUBLE` µs at the roofline |
 //! | `roofline_efficiency(flops, bytes, kernel_us, platform, spec)` | scalar | `DOUBLE` % of the roofline reached |
@@ -34,6 +36,7 @@ mod filter;
 pub mod histogram;
 mod interval_state;
 pub mod intervals;
+pub mod json_object;
 pub mod kernel_stats;
 mod nested;
 pub mod numpy;
@@ -69,7 +72,8 @@ pub fn register_roofline(ctx: &SessionContext, platforms: std::sync::Arc<Vec<roo
     }
 }
 
-/// Registers every function of this crate with `ctx` (replacing any of the same name);
+/// Registers every function (and the table function `perf_op_registry`) of this
+/// crate with `ctx` (replacing any of the same name);
 /// the roofline functions know the built-in platforms.
 pub fn register_all(ctx: &SessionContext) {
     register_roofline(ctx, std::sync::Arc::new(roofline::builtin_platforms()));
@@ -79,6 +83,7 @@ pub fn register_all(ctx: &SessionContext) {
     ctx.register_udaf(AggregateUDF::from(uncovered_time::UncoveredTime::new()));
     ctx.register_udaf(AggregateUDF::from(histogram::Histogram::new()));
     ctx.register_udaf(AggregateUDF::from(kernel_stats::KernelStatsUdaf::new()));
+    ctx.register_udf(ScalarUDF::from(json_object::JsonObject::new()));
     ctx.register_udf(ScalarUDF::from(py_repr::PyRepr::new()));
     ctx.register_udf(ScalarUDF::from(py_str_list::PyStrList::new()));
     ctx.register_udf(ScalarUDF::from(py_kernel_details::PyKernelDetails::new()));
@@ -102,6 +107,10 @@ pub fn register_all(ctx: &SessionContext) {
         ctx.register_udf(ScalarUDF::from(perf::udf::RateUdf::new(rate)));
     }
     perf::sheet::register(ctx);
+    ctx.register_udtf(
+        "perf_op_registry",
+        std::sync::Arc::new(perf::registry::OpRegistryFunction),
+    );
 }
 
 /// Whether a function argument of type `t` reads as text: any string flavour, a

@@ -59,7 +59,7 @@ fn resolution() {
 #[test]
 fn every_model_row_names_a_mapped_class() {
     let classes: std::collections::HashSet<&str> =
-        registry::OP_CLASSES.iter().map(|(_, c)| *c).collect();
+        registry::model_classes().map(|(_, c)| c).collect();
     for (class, _) in MODELS {
         assert!(
             classes.contains(class) || *class == TRITON_CLASS,
@@ -94,41 +94,55 @@ fn errors_print_their_kind() {
     );
 }
 
-/// The op → class map must agree with the SQL registry view, which holds the
-/// same Appendix A data for the report queries.
-#[test]
-fn registry_matches_the_sql_view() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../queries/views/op_registry.sql"
-    );
-    let Ok(sql) = std::fs::read_to_string(path) else {
-        eprintln!("skipping: {path} not found");
-        return;
-    };
-    let mut from_sql = Vec::new();
-    for line in sql.lines() {
-        let line = line.trim();
-        let Some(body) = line.strip_prefix("('") else {
-            continue;
-        };
-        // ('name', family, model_class, ...): names hold no `', `.
-        let Some((name, rest)) = body.split_once("', ") else {
-            continue;
-        };
-        let fields: Vec<&str> = rest.splitn(3, ", ").collect();
-        if fields.len() < 2 || fields[1] == "NULL" {
-            continue;
+/// `perf_op_registry()` is the registry the models resolve with: one row per op,
+/// names unique, a model row's class is what `resolve` gives, a category-only row
+/// has no model, and the family order is the family's position.
+#[tokio::test]
+async fn the_registry_table_is_the_resolution_map() {
+    use datafusion::arrow::array::{Array, AsArray};
+    use datafusion::arrow::datatypes::Int64Type;
+    let ctx = datafusion::prelude::SessionContext::new();
+    crate::register_all(&ctx);
+    let batches = ctx
+        .sql("SELECT name, model_class, family, family_order FROM perf_op_registry()")
+        .await
+        .expect("plans")
+        .collect()
+        .await
+        .expect("runs");
+    let mut names = std::collections::HashSet::new();
+    let mut rows = 0;
+    for b in &batches {
+        let (name, class) = (
+            b.column(0).as_string::<i32>(),
+            b.column(1).as_string::<i32>(),
+        );
+        let (family, order) = (
+            b.column(2).as_string::<i32>(),
+            b.column(3).as_primitive::<Int64Type>(),
+        );
+        for i in 0..b.num_rows() {
+            rows += 1;
+            assert!(
+                names.insert(name.value(i)),
+                "{} listed twice",
+                name.value(i)
+            );
+            let class = class.is_valid(i).then(|| class.value(i));
+            assert_eq!(resolve(name.value(i)), class, "{}", name.value(i));
+            if order.is_valid(i) {
+                let position = order.value(i) as usize - 1;
+                assert_eq!(registry::FAMILIES[position].name, family.value(i));
+            } else {
+                assert!(family.is_null(i) && class.is_none(), "{}", name.value(i));
+            }
         }
-        let class = fields[1].trim_matches('\'');
-        from_sql.push((name.replace("''", "'"), class.to_string()));
     }
-    assert!(from_sql.len() > 200, "parsed only {} rows", from_sql.len());
-    let ours: Vec<(String, String)> = registry::OP_CLASSES
-        .iter()
-        .map(|(n, c)| (n.to_string(), c.to_string()))
-        .collect();
-    assert_eq!(ours, from_sql);
+    assert_eq!(
+        rows,
+        registry::model_classes().count() + registry::CATEGORY_ONLY.len()
+    );
+    assert!(rows > 280, "{rows} rows");
 }
 
 /// `BugFixes` applies exactly the four counting bugs of [`Fix::BUGS`]; every
