@@ -48,24 +48,14 @@ SELECT
   'tb_per_s' AS metric,
   CAST(t.tb_per_s AS DOUBLE) AS value,
   CAST(t.max_ratio * t.baseline_tb_s AS DOUBLE) AS threshold,
-  t.name || ' moves ' || CAST(round(t.data_mb, 1) AS VARCHAR) || ' MB per call at '
-    || CAST(round(t.tb_per_s, 3) AS VARCHAR) || ' TB/s, while simple elementwise ops in this trace reach '
-    || CAST(round(t.baseline_tb_s, 3) AS VARCHAR) || ' TB/s ('
-    || CAST(round(t.ratio * 100, 1) AS VARCHAR) || '%): the same memory moves data faster, so the gap is in this kernel ('
-    || CAST(round(t.time_us / 1000, 3) AS VARCHAR) || ' ms, '
-    || CAST(round(t.share_pct, 1) AS VARCHAR) || '% of the trace)' AS message,
+  t.gap_message AS message,
   'Fuse ' || t.name || ' with its neighbours (torch.compile or a fused kernel) so the data makes fewer trips through memory.' AS action_a,
-  'Replay artifact of ' || t.name || ' at this shape for the kernel team: it reaches '
-    || CAST(round(t.ratio * 100, 1) AS VARCHAR) || '% of the elementwise bandwidth of this trace.'
-    AS action_b,
+  t.gap_replay_action AS action_b,
   CAST(t.time_us AS DOUBLE) AS time_us,
   CAST(t.category_share_pct AS DOUBLE) AS category_share_pct,
   CAST(t.efficiency_pct AS DOUBLE) AS efficiency_pct,
   CAST(t.op_rank AS BIGINT) AS op_rank,
-  json_object('tb_per_s', t.tb_per_s, 'baseline_tb_s', t.baseline_tb_s, 'ratio', t.ratio,
-              'baseline_groups', t.baseline_groups, 'data_mb', t.data_mb,
-              'time_us', t.time_us, 'share_pct', t.share_pct,
-              'efficiency_pct', t.efficiency_pct) AS metrics,
+  t.gap_metrics AS metrics,
   t.uids AS evidence_uids
 FROM flagged t
 )
