@@ -387,18 +387,21 @@ pub fn added_functions(session: &dyn Session) -> Vec<FunctionDoc> {
         })
         .collect();
     let plain = datafusion::prelude::SessionContext::new().state();
-    let describe = |doc: Option<&datafusion::logical_expr::Documentation>| {
-        doc.map(|d| d.description.clone()).unwrap_or_default()
+    // The UDF crate documents its functions in one table (tracesql_udfs::FUNCTIONS).
+    let described = |name: &str| {
+        let doc = tracesql_udfs::FUNCTIONS.iter().find(|f| f.documents(name));
+        doc.map(|f| format!("{} → {}", f.usage, f.returns))
+            .unwrap_or_default()
     };
     let mut added = Vec::new();
-    for (name, udf) in session.scalar_functions() {
+    for name in session.scalar_functions().keys() {
         if !plain.scalar_functions().contains_key(name) {
-            added.push((name.clone(), "scalar", describe(udf.documentation())));
+            added.push((name.clone(), "scalar", described(name)));
         }
     }
-    for (name, udaf) in session.aggregate_functions() {
+    for name in session.aggregate_functions().keys() {
         if !plain.aggregate_functions().contains_key(name) {
-            added.push((name.clone(), "aggregate", describe(udaf.documentation())));
+            added.push((name.clone(), "aggregate", described(name)));
         }
     }
     // Table functions the UDF crate adds (e.g. perf_op_registry), beside the
@@ -411,7 +414,7 @@ pub fn added_functions(session: &dyn Session) -> Vec<FunctionDoc> {
     {
         let drill = FUNCTIONS.iter().any(|f| f.name == name);
         if !drill && !plain.table_functions().contains_key(name) {
-            added.push((name.clone(), "table function", String::new()));
+            added.push((name.clone(), "table function", described(name)));
         }
     }
     added.sort();

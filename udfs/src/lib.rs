@@ -4,30 +4,8 @@
 //! activity, numpy-exact statistics and Python-exact formatting, as plain Rust and
 //! as DataFusion functions, so it can be used from any DataFusion session.
 //!
-//! SQL functions ([`register_all`] registers them all):
-//!
-//! | function | kind | returns |
-//! |---|---|---|
-//! | `busy_time(ts DOUBLE, t_end DOUBLE)` | aggregate | `DOUBLE` union length |
-//! | `uncovered_time(ts DOUBLE, t_end DOUBLE, is_target BOOLEAN)` | aggregate | `DOUBLE` target time not under the others |
-//! | `histogram(value DOUBLE, bins BIGINT)` | aggregate | `LIST<STRUCT<bin_start, bin_end, count>>` |
-//! | `array_agg(value ORDER BY …)` | aggregate | DataFusion's, with a faster grouped path for ORDER BY ([`ordered_array_agg`]) |
-//! | `kernel_stats(order_key DOUBLE, kernels LIST<STRUCT<name, dur, stream>>)` | aggregate | `LIST<STRUCT<name, stream, count, total_duration_us, …>>` |
-//! | `py_repr(json UTF8)` | scalar | `UTF8` Python text of a JSON value |
-//! | `py_str_list(LIST<UTF8>)` | scalar | `UTF8` Python list of strings |
-//! | `py_kernel_details(kernel_stats result)` | scalar | `UTF8` kernel_details_summary cell |
-//! | `py_trunc_kernel_details(kernel_stats result)` | scalar | `UTF8` trunc_kernel_details cell |
-//! | `perf_model(name UTF8)` | scalar | `UTF8` perf-model class of an op, NULL without one |
-//! | `op_perf(name, dims, types, strides, concrete [, kernel_names, direction, semantics])` | scalar | `STRUCT<model_class, flops, bytes, compute_spec, params, error>` |
-//! | `op_flops(…)`, `op_bytes(…)`, `op_params(…)` | scalar | `DOUBLE`, `DOUBLE`, `UTF8` Python dict |
-//! | `tflops_per_s(flops, kernel_us)`, `tb_per_s(bytes, kernel_us)`, `flops_per_byte(flops, bytes)` | scalar | `DOUBLE` |
-//! | `perf_param(params, key)`, `perf_param_keys(params [, prefix])` | scalar | `UTF8` one `param:` cell, `LIST<UTF8>` the keys |
-//! | `json_object(key, value, …)` | scalar | `UTF8` JSON object of the pairs, escaped; NULL / NaN / ±inf values are `null` |
-//! | `py_json(json UTF8)` | scalar | `UTF8` Python `str()` of a JSON value (lists stay lists) |
-//! | `perf_op_registry()` | table | the op registry (name, family, model_class, category, bwd_category, family_order, is_extension) of [`perf::registry`] |
-//! | `roofline_bound(flops, bytes, platform, spec)` | scalar | `UTF8` COMPUTE_BOUND / MEMORY_BOUND |
-//! | `roofline_time_us(flops, bytes, platform, spec)` | scalar | `DOUBLE` µs at the roofline |
-//! | `roofline_efficiency(flops, bytes, kernel_us, platform, spec)` | scalar | `DOUBLE` % of the roofline reached |
+//! SQL functions: [`register_all`] registers them all; [`FUNCTIONS`] documents
+//! each (tracesql lists them in its `tracesql_functions` table).
 //!
 //! The perf models themselves are plain Rust in [`perf`].
 
@@ -71,6 +49,131 @@ pub fn register_roofline(ctx: &SessionContext, platforms: std::sync::Arc<Vec<roo
         )));
     }
 }
+
+/// One SQL function of this crate: how it is called, its kind and what it returns.
+#[derive(Debug, Clone, Copy)]
+pub struct FunctionDoc {
+    /// The call, e.g. `busy_time(ts DOUBLE, t_end DOUBLE)`; several functions of
+    /// one family may share an entry (`op_flops(…)`, `op_bytes(…)`, ...).
+    pub usage: &'static str,
+    /// `scalar`, `aggregate` or `table`.
+    pub kind: &'static str,
+    pub returns: &'static str,
+}
+
+impl FunctionDoc {
+    /// Whether this entry documents the function `name`.
+    pub fn documents(&self, name: &str) -> bool {
+        self.usage.split(", ").any(|call| {
+            call.strip_prefix(name)
+                .is_some_and(|rest| rest.starts_with('('))
+        })
+    }
+}
+
+/// Every function [`register_all`] registers, in the order of the crate docs.
+pub const FUNCTIONS: &[FunctionDoc] = &[
+    FunctionDoc {
+        usage: "busy_time(ts DOUBLE, t_end DOUBLE)",
+        kind: "aggregate",
+        returns: "DOUBLE union length",
+    },
+    FunctionDoc {
+        usage: "uncovered_time(ts DOUBLE, t_end DOUBLE, is_target BOOLEAN)",
+        kind: "aggregate",
+        returns: "DOUBLE target time not under the others",
+    },
+    FunctionDoc {
+        usage: "histogram(value DOUBLE, bins BIGINT)",
+        kind: "aggregate",
+        returns: "LIST<STRUCT<bin_start, bin_end, count>>",
+    },
+    FunctionDoc {
+        usage: "array_agg(value ORDER BY …)",
+        kind: "aggregate",
+        returns: "DataFusion's, with a faster grouped path for ORDER BY (see ordered_array_agg)",
+    },
+    FunctionDoc {
+        usage: "kernel_stats(order_key DOUBLE, kernels LIST<STRUCT<name, dur, stream>>)",
+        kind: "aggregate",
+        returns: "LIST<STRUCT<name, stream, count, total_duration_us, …>>",
+    },
+    FunctionDoc {
+        usage: "py_repr(json UTF8)",
+        kind: "scalar",
+        returns: "UTF8 Python text of a JSON value",
+    },
+    FunctionDoc {
+        usage: "py_str_list(LIST<UTF8>)",
+        kind: "scalar",
+        returns: "UTF8 Python list of strings",
+    },
+    FunctionDoc {
+        usage: "py_kernel_details(kernel_stats result)",
+        kind: "scalar",
+        returns: "UTF8 kernel_details_summary cell",
+    },
+    FunctionDoc {
+        usage: "py_trunc_kernel_details(kernel_stats result)",
+        kind: "scalar",
+        returns: "UTF8 trunc_kernel_details cell",
+    },
+    FunctionDoc {
+        usage: "perf_model(name UTF8)",
+        kind: "scalar",
+        returns: "UTF8 perf-model class of an op, NULL without one",
+    },
+    FunctionDoc {
+        usage: "op_perf(name, dims, types, strides, concrete [, kernel_names, direction, semantics])",
+        kind: "scalar",
+        returns: "STRUCT<model_class, flops, bytes, compute_spec, params, error>",
+    },
+    FunctionDoc {
+        usage: "op_flops(…), op_bytes(…), op_params(…)",
+        kind: "scalar",
+        returns: "DOUBLE, DOUBLE, UTF8 Python dict",
+    },
+    FunctionDoc {
+        usage: "tflops_per_s(flops, kernel_us), tb_per_s(bytes, kernel_us), flops_per_byte(flops, bytes)",
+        kind: "scalar",
+        returns: "DOUBLE",
+    },
+    FunctionDoc {
+        usage: "perf_param(params, key), perf_param_keys(params [, prefix])",
+        kind: "scalar",
+        returns: "UTF8 one param: cell, LIST<UTF8> the keys",
+    },
+    FunctionDoc {
+        usage: "json_object(key, value, …)",
+        kind: "scalar",
+        returns: "UTF8 JSON object of the pairs, escaped; NULL / NaN / ±inf values are null",
+    },
+    FunctionDoc {
+        usage: "py_json(json UTF8)",
+        kind: "scalar",
+        returns: "UTF8 Python str() of a JSON value (lists stay lists)",
+    },
+    FunctionDoc {
+        usage: "perf_op_registry()",
+        kind: "table",
+        returns: "the op registry (name, family, model_class, category, bwd_category, family_order, is_extension) of perf::registry",
+    },
+    FunctionDoc {
+        usage: "roofline_bound(flops, bytes, platform, spec)",
+        kind: "scalar",
+        returns: "UTF8 COMPUTE_BOUND / MEMORY_BOUND",
+    },
+    FunctionDoc {
+        usage: "roofline_time_us(flops, bytes, platform, spec)",
+        kind: "scalar",
+        returns: "DOUBLE µs at the roofline",
+    },
+    FunctionDoc {
+        usage: "roofline_efficiency(flops, bytes, kernel_us, platform, spec)",
+        kind: "scalar",
+        returns: "DOUBLE % of the roofline reached",
+    },
+];
 
 /// Registers every function (and the table function `perf_op_registry`) of this
 /// crate with `ctx` (replacing any of the same name);
@@ -122,5 +225,38 @@ pub(crate) fn is_text(t: &datafusion::arrow::datatypes::DataType) -> bool {
         DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View | DataType::Null => true,
         DataType::Dictionary(_, value) => is_text(value),
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod function_docs {
+    use super::*;
+
+    /// Every function `register_all` adds is documented in [`FUNCTIONS`].
+    #[test]
+    fn every_registered_function_is_documented() {
+        let ctx = datafusion::prelude::SessionContext::new();
+        let plain = datafusion::prelude::SessionContext::new().state();
+        register_all(&ctx);
+        let state = ctx.state();
+        let mut names: Vec<&String> = state.scalar_functions().keys().collect();
+        names.extend(state.aggregate_functions().keys());
+        names.extend(state.table_functions().keys());
+        let added = names.into_iter().filter(|n| {
+            !plain.scalar_functions().contains_key(*n)
+                && !plain.aggregate_functions().contains_key(*n)
+                && !plain.table_functions().contains_key(*n)
+        });
+        let mut checked = 0;
+        for name in added {
+            assert!(
+                FUNCTIONS.iter().any(|f| f.documents(name)),
+                "{name} is registered but not in FUNCTIONS"
+            );
+            checked += 1;
+        }
+        assert!(checked >= 20, "{checked}");
+        assert!(FUNCTIONS.iter().any(|f| f.documents("op_bytes")));
+        assert!(!FUNCTIONS.iter().any(|f| f.documents("op")));
     }
 }
