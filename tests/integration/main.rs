@@ -5,7 +5,9 @@
 //!
 //! Run one area with a filter on its module, e.g.
 //! `cargo test --test integration bad_input::`, and the TraceLens conformance
-//! table with `cargo test --test integration conformance -- --nocapture`.
+//! table with `cargo test --test integration conformance -- --nocapture` (which
+//! also runs the other tests on the conformance traces; `conformance::` keeps
+//! to the harness).
 
 mod util;
 
