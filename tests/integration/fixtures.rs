@@ -4,13 +4,10 @@
 //! one engine. Expected values are transcribed from EXPECTED.md (and, where it gives
 //! no number, from the fixture file itself), never computed by the tool.
 
-mod common;
-
-use std::io::Write;
-
-use common::{engine_with, fixture, rows};
 use tracesql::engine::Engine;
 use tracesql::load::load_trace;
+
+use crate::util::{engine_with, fixture, gzip, rows, zip};
 
 /// One fixture's expectations.
 struct Fixture {
@@ -426,21 +423,14 @@ async fn input_formats() {
     for fx in ALL {
         let json = std::fs::read(fixture(fx.file)).unwrap();
         let stem = fx.file.trim_end_matches(".json");
-        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-        gz.write_all(&json).unwrap();
-        let gz = gz.finish().unwrap();
+        let gz = gzip(&json);
 
         let gz_path = dir.path().join(format!("{stem}.json.gz"));
         std::fs::write(&gz_path, &gz).unwrap();
         let misnamed_path = dir.path().join(format!("misnamed_{stem}.json"));
         std::fs::write(&misnamed_path, &gz).unwrap();
         let zip_path = dir.path().join(format!("{stem}.zip"));
-        let mut zip = zip::ZipWriter::new(std::fs::File::create(&zip_path).unwrap());
-        let options = zip::write::SimpleFileOptions::default()
-            .compression_method(zip::CompressionMethod::Deflated);
-        zip.start_file(fx.file, options).unwrap();
-        zip.write_all(&json).unwrap();
-        zip.finish().unwrap();
+        std::fs::write(&zip_path, zip(&[(fx.file, &json)])).unwrap();
 
         let reference = engine_with(&[&fixture(fx.file)]);
         let want_events = rows(&reference, "SELECT count(*) FROM events").await;

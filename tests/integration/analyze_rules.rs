@@ -7,18 +7,16 @@
 //! and the MI300X datasheet peaks (5.3 TB/s HBM, 1307.4 TFLOPS/s matrix bf16), never
 //! copied from the tool's output.
 
-mod common;
-
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
-use common::fixture;
 use datafusion::datasource::MemTable;
 use serde_json::Value;
 use tracesql::analyze::runner::check_schema;
 use tracesql::engine::Engine;
 use tracesql::load::load_trace;
+
+use crate::util::{conformance_dir, fixture, package_path, tracesql};
 
 /// The rules this file covers.
 const RULES: [&str; 9] = [
@@ -44,7 +42,7 @@ const MIB: f64 = 1048576.0;
 const ATTENTION_TOTAL_US: f64 = 1935.0 + 28.0 * 5.0;
 
 fn rule_path(rule: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("queries/rules/{rule}.sql"))
+    package_path(&format!("queries/rules/{rule}.sql"))
 }
 
 /// Every rule's SQL as one query: `SELECT '<rule>' AS rule, * FROM (<rule>)`, unioned,
@@ -65,7 +63,7 @@ fn query_json(fixture_file: &str, sql: &str) -> Vec<Value> {
     let dir = tempfile::tempdir().expect("temp dir");
     let file = dir.path().join("q.sql");
     std::fs::write(&file, sql).expect("write query");
-    let out = Command::new(env!("CARGO_BIN_EXE_tracesql"))
+    let out = tracesql()
         .args([
             "query",
             &fixture(fixture_file),
@@ -75,14 +73,9 @@ fn query_json(fixture_file: &str, sql: &str) -> Vec<Value> {
         ])
         .arg(&file)
         .args(["--format", "json"])
-        .output()
-        .expect("run tracesql");
-    assert!(
-        out.status.success(),
-        "{fixture_file}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("JSON rows")
+        .run();
+    assert!(out.success(), "{fixture_file}: {}", out.stderr);
+    serde_json::from_str(&out.stdout).expect("JSON rows")
 }
 
 /// Every rule's findings on a fixture, computed once per test binary.
@@ -683,20 +676,10 @@ async fn every_rule_returns_the_contract_schema() {
 
 #[tokio::test]
 async fn every_rule_runs_on_the_conformance_traces() {
-    let dir = std::env::var_os("TRACESQL_CONFORMANCE")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance"));
-    let traces = dir.join("traces");
-    if !traces.is_dir() {
-        if std::env::var("CI").as_deref() == Ok("true") {
-            panic!("{} is missing, and CI=true requires it", traces.display());
-        }
-        eprintln!(
-            "skipped: {} not found (set TRACESQL_CONFORMANCE)",
-            traces.display()
-        );
+    let Some(dir) = conformance_dir() else {
         return;
-    }
+    };
+    let traces = dir.join("traces");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&traces)
         .expect("traces dir")
         .flatten()

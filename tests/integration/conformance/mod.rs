@@ -21,7 +21,8 @@
 //! * `TRACESQL_CONFORMANCE_OUT=dir`: write our CSVs to `dir/<platform>/<name>/`
 //!   and keep them, instead of a temporary directory.
 //! * `TRACESQL_CONFORMANCE_QUERIES=dir`: pass `--queries dir` (relative to the
-//!   package root) to the report command, e.g. `tests/conformance/tracelens_compat`.
+//!   package root) to the report command, e.g.
+//!   `tests/conformance/tracelens_compat`.
 //! * `TRACESQL_CONFORMANCE_JOBS=n`: report commands run at once (default 4).
 //! * `TRACESQL_CONFORMANCE_VERBOSE=1`: list every unexpected difference (by
 //!   default 20 per sheet, with 8 ready-made differences.csv lines).
@@ -38,13 +39,24 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use compare::{SheetResult, Table};
 use differences::Expected;
+
+use crate::util::{package_path, tracesql};
+
+/// This harness's data (DIFFERENCES.md, differences.csv, tracelens_compat/), from
+/// the package root: kept at tests/conformance/, where the project's standards
+/// name them, while the code is a module of the one integration-test binary.
+const DIR: &str = "tests/conformance";
+
+/// A file or folder of this harness.
+fn own_path(name: &str) -> PathBuf {
+    package_path(DIR).join(name)
+}
 
 /// A trace with reference CSVs.
 #[derive(Debug, Clone)]
@@ -59,7 +71,7 @@ pub struct Trace {
 fn data_dir_path() -> PathBuf {
     std::env::var_os("TRACESQL_CONFORMANCE")
         .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance"))
+        .unwrap_or_else(|| package_path("../shared/conformance"))
 }
 
 /// The conformance data directory, if it exists.
@@ -146,31 +158,34 @@ fn env_flag(name: &str) -> bool {
 /// Runs `tracesql report` for one trace into `out`.
 fn run_report(trace: &Trace, out: &Path, queries: Option<&Path>) -> Result<Duration, String> {
     let start = Instant::now();
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tracesql"));
-    cmd.arg("report").arg(&trace.json).arg("--out").arg(out);
-    // The references were made without a GPU arch (spec §9): no roofline columns,
-    // whatever GPU the trace's deviceProperties names.
-    cmd.arg("--platform").arg("none");
-    let from_env = std::env::var_os("TRACESQL_CONFORMANCE_QUERIES")
-        .map(|dir| Path::new(env!("CARGO_MANIFEST_DIR")).join(dir));
+    let mut cmd = tracesql()
+        .arg("report")
+        .arg(&trace.json)
+        .arg("--out")
+        .arg(out)
+        // The references were made without a GPU arch (spec §9): no roofline
+        // columns, whatever GPU the trace's deviceProperties names.
+        .arg("--platform")
+        .arg("none");
+    let from_env = std::env::var_os("TRACESQL_CONFORMANCE_QUERIES").map(package_path);
     if let Some(dir) = queries.map(Path::to_path_buf).or(from_env) {
-        cmd.arg("--queries").arg(dir);
+        cmd = cmd.arg("--queries").arg(dir);
     }
-    let output = cmd
-        .output()
-        .map_err(|e| format!("could not start tracesql: {e}"))?;
+    let output = cmd.run();
     let elapsed = start.elapsed();
-    if output.status.success() {
+    if output.success() {
         return Ok(elapsed);
     }
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    let first = stderr
+    let first = output
+        .stderr
         .lines()
         .find(|l| !l.trim().is_empty())
         .unwrap_or("(no stderr)");
+    let ended = output.code.map_or("killed by a signal".to_string(), |c| {
+        format!("exit code {c}")
+    });
     Err(format!(
-        "{} after {:.1}s: {first}",
-        output.status,
+        "{ended} after {:.1}s: {first}",
         elapsed.as_secs_f64()
     ))
 }
@@ -317,7 +332,7 @@ fn conformance() {
         .unwrap_or(4)
         .clamp(1, traces.len());
 
-    let diff_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/differences.csv");
+    let diff_path = own_path("differences.csv");
     let expected: Vec<Expected> = differences::load(&diff_path).unwrap_or_else(|e| panic!("{e}"));
 
     // Run the report command per trace, `jobs` at a time.
@@ -468,7 +483,7 @@ fn conformance() {
             .collect();
         let _ = writeln!(
             log,
-            "  reference sheets not yet in SHEETS (tests/conformance/sheets.rs): {}",
+            "  reference sheets not yet in SHEETS ({DIR}/sheets.rs): {}",
             list.join(", ")
         );
     }
@@ -597,7 +612,7 @@ fn flowless_links_are_the_only_difference() {
         );
         return;
     };
-    let diff_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/differences.csv");
+    let diff_path = own_path("differences.csv");
     let expected: Vec<Expected> = differences::load(&diff_path).unwrap_or_else(|e| panic!("{e}"));
     let ids: BTreeSet<&str> = expected
         .iter()
@@ -612,7 +627,7 @@ fn flowless_links_are_the_only_difference() {
         .iter()
         .filter(|e| !e.reason.starts_with(UNLINKED_BY_TRACELENS))
         .collect();
-    let compat = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/tracelens_compat");
+    let compat = own_path("tracelens_compat");
     for trace in discover_traces(&data)
         .iter()
         .filter(|t| ids.contains(t.id.as_str()))

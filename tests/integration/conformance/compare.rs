@@ -14,7 +14,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use crate::pylit;
+use crate::conformance::pylit;
 
 /// A CSV file: its header and its data rows, all cells as text.
 #[derive(Debug, Clone, PartialEq)]
@@ -512,7 +512,7 @@ pub fn check_sorted(spec: &SheetSpec, table: &Table) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sheets;
+    use crate::conformance::sheets;
 
     fn table(text: &str) -> Table {
         Table::parse(text).unwrap()
@@ -796,12 +796,12 @@ aten::copy_,0.0,4,['other'],0.0
     // ---- against the reference data (skipped when it is absent) ----
 
     fn reference_tables() -> Vec<(String, String, Table)> {
-        let Some(dir) = crate::data_dir() else {
+        let Some(dir) = crate::conformance::data_dir() else {
             eprintln!("skipped: no conformance data");
             return Vec::new();
         };
         let mut out = Vec::new();
-        for trace in crate::discover_traces(&dir) {
+        for trace in crate::conformance::discover_traces(&dir) {
             for entry in std::fs::read_dir(&trace.csv_dir).unwrap().flatten() {
                 let path = entry.path();
                 let Some(sheet) = path

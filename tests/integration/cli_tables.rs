@@ -2,32 +2,13 @@
 //! session): the counts must be what SQL counts, `kernel_ancestors` (derived
 //! when read) included, for one trace and for several.
 
-use std::process::Command;
-
-const BIN: &str = env!("CARGO_BIN_EXE_tracesql");
-
-fn fixture(name: &str) -> String {
-    format!("{}/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))
-}
-
-fn run(args: &[&str]) -> String {
-    let out = Command::new(BIN)
-        .args(args)
-        .output()
-        .expect("tracesql runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("utf-8 output")
-}
+use crate::util::{fixture, tracesql_ok};
 
 /// `(table, rows)` from the `tables` listing (a box-drawn table).
 fn listed_counts(traces: &[&str]) -> Vec<(String, u64)> {
     let mut args = vec!["tables"];
     args.extend_from_slice(traces);
-    run(&args)
+    tracesql_ok(&args)
         .lines()
         .filter_map(|line| {
             let cells: Vec<&str> = line
@@ -44,7 +25,7 @@ fn sql_count(traces: &[&str], table: &str) -> u64 {
     let mut args = vec!["query"];
     args.extend_from_slice(traces);
     args.extend_from_slice(&["--format", "csv", "-e", &sql]);
-    let out = run(&args);
+    let out = tracesql_ok(&args);
     out.lines()
         .nth(1)
         .and_then(|l| l.trim().parse().ok())

@@ -1,16 +1,11 @@
 //! The query catalog: shipped files are valid and run, user files extend and
 //! override them, and `report --out` writes complete files or none.
 
-mod common;
-
-use std::process::Command;
-
-use common::{fixture, rows};
 use tracesql::catalog::{expanded_notes, Catalog, QueryKind};
 use tracesql::engine::Engine;
 use tracesql::load::load_trace;
 
-const BIN: &str = env!("CARGO_BIN_EXE_tracesql");
+use crate::util::{fixture, rows, tracesql};
 
 async fn engine_with_views(paths: &[&str]) -> Engine {
     let mut engine = Engine::new();
@@ -131,10 +126,6 @@ async fn category_views_select_their_ops() {
     assert_eq!(memcpy, vec![vec!["35".to_string()]]);
 }
 
-fn tracesql(args: &[&str]) -> std::process::Output {
-    Command::new(BIN).args(args).output().expect("binary runs")
-}
-
 fn write(path: &std::path::Path, text: &str) {
     std::fs::write(path, text).expect("write test file");
 }
@@ -155,54 +146,56 @@ fn user_queries_add_and_override() {
          SELECT * FROM kernels WHERE dur >= 5\n",
     );
     let queries = dir.path().to_str().expect("utf-8 path");
-    let listed = tracesql(&["--queries", queries, "queries"]);
-    let listing = String::from_utf8_lossy(&listed.stdout);
-    assert!(listed.status.success());
+    let listed = tracesql().args(&["--queries", queries, "queries"]).run();
+    let listing = &listed.stdout;
+    assert!(listed.success());
     assert!(
         listing.contains("big_kernels") && listing.contains("My own replacement"),
         "{listing}"
     );
 
     let trace = fixture("basic_linear.json");
-    let report = tracesql(&[
-        "--queries",
-        queries,
-        "report",
-        &trace,
-        "--only",
-        "ops_summary",
-        "--format",
-        "csv",
-    ]);
-    let out = String::from_utf8_lossy(&report.stdout);
+    let report = tracesql()
+        .args(&[
+            "--queries",
+            queries,
+            "report",
+            &trace,
+            "--only",
+            "ops_summary",
+            "--format",
+            "csv",
+        ])
+        .run();
+    let out = &report.stdout;
     assert!(
         out.contains("launchers\n5\n"),
         "user report replaced ours: {out}"
     );
 
-    let query = tracesql(&[
-        "--queries",
-        queries,
-        "query",
-        &trace,
-        "-e",
-        "SELECT count(*) AS n FROM big_kernels",
-        "--format",
-        "csv",
-    ]);
-    let expected = tracesql(&[
-        "query",
-        &trace,
-        "-e",
-        "SELECT count(*) AS n FROM kernels WHERE dur >= 5",
-        "--format",
-        "csv",
-    ]);
-    assert!(
-        query.status.success(),
-        "{}",
-        String::from_utf8_lossy(&query.stderr)
-    );
+    let query = tracesql()
+        .args(&[
+            "--queries",
+            queries,
+            "query",
+            &trace,
+            "-e",
+            "SELECT count(*) AS n FROM big_kernels",
+            "--format",
+            "csv",
+        ])
+        .run();
+    let expected = tracesql()
+        .args(&[
+            "query",
+            &trace,
+            "-e",
+            "SELECT count(*) AS n FROM kernels WHERE dur >= 5",
+            "--format",
+            "csv",
+        ])
+        .run();
+    assert!(query.success(), "{}", query.stderr);
     assert_eq!(query.stdout, expected.stdout);
 }
 
@@ -214,9 +207,11 @@ fn bad_user_queries_are_reported_with_their_file() {
         &file,
         "-- name: broken\n-- version: x\n-- kind: report\n-- description: d\nSELECT 1\n",
     );
-    let out = tracesql(&["--queries", dir.path().to_str().expect("utf-8"), "queries"]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2));
+    let out = tracesql()
+        .args(&["--queries", dir.path().to_str().expect("utf-8"), "queries"])
+        .run();
+    let stderr = &out.stderr;
+    assert_eq!(out.code, Some(2));
     assert!(
         stderr.contains("broken.sql") && stderr.contains("whole number"),
         "{stderr}"
@@ -228,12 +223,10 @@ fn report_out_writes_every_sheet_and_nothing_on_failure() {
     let dir = tempfile::tempdir().expect("temp dir");
     let out_dir = dir.path().join("csvs");
     let trace = fixture("basic_linear.json");
-    let ok = tracesql(&["report", &trace, "--out", out_dir.to_str().expect("utf-8")]);
-    assert!(
-        ok.status.success(),
-        "{}",
-        String::from_utf8_lossy(&ok.stderr)
-    );
+    let ok = tracesql()
+        .args(&["report", &trace, "--out", out_dir.to_str().expect("utf-8")])
+        .run();
+    assert!(ok.success(), "{}", ok.stderr);
     let mut written: Vec<String> = std::fs::read_dir(&out_dir)
         .expect("out dir")
         .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
@@ -271,16 +264,18 @@ fn report_out_writes_every_sheet_and_nothing_on_failure() {
          SELECT no_such_column FROM kernels\n",
     );
     let before = std::fs::read(out_dir.join("gpu_timeline.csv")).expect("read");
-    let failed = tracesql(&[
-        "--queries",
-        queries.to_str().expect("utf-8"),
-        "report",
-        &trace,
-        "--out",
-        out_dir.to_str().expect("utf-8"),
-    ]);
-    assert_eq!(failed.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&failed.stderr).contains("zz_broken"));
+    let failed = tracesql()
+        .args(&[
+            "--queries",
+            queries.to_str().expect("utf-8"),
+            "report",
+            &trace,
+            "--out",
+            out_dir.to_str().expect("utf-8"),
+        ])
+        .run();
+    assert_eq!(failed.code, Some(1));
+    assert!(failed.stderr.contains("zz_broken"));
     assert_eq!(
         std::fs::read(out_dir.join("gpu_timeline.csv")).expect("read"),
         before
@@ -300,9 +295,11 @@ fn report_out_writes_every_sheet_and_nothing_on_failure() {
 
 #[test]
 fn report_without_out_prints_timeline_and_top_ops() {
-    let out = tracesql(&["report", &fixture("basic_linear.json")]);
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success());
+    let out = tracesql()
+        .args(&["report", &fixture("basic_linear.json")])
+        .run();
+    let text = &out.stdout;
+    assert!(out.success());
     assert!(
         text.contains("gpu_timeline (8 rows)") && text.contains("computation_time"),
         "{text}"

@@ -3,13 +3,12 @@
 //! standard input too (held in memory there), and a clear error, never other
 //! text, once the file has changed.
 
-use std::io::Write as _;
-use std::process::{Command, Stdio};
-
 use datafusion::arrow::array::{Array, AsArray};
 use serde_json::value::RawValue;
 use tracesql::engine::Engine;
 use tracesql::load::load_trace;
+
+use crate::util::{gzip, tracesql, zip};
 
 const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/nccl_graph.json");
 const ARGS_SQL: &str = "SELECT uid, args FROM events ORDER BY uid";
@@ -71,20 +70,6 @@ fn engine_for(path: &str) -> Engine {
     engine
 }
 
-fn gzip(bytes: &[u8]) -> Vec<u8> {
-    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    enc.write_all(bytes).expect("gzip");
-    enc.finish().expect("gzip")
-}
-
-fn zip(name: &str, bytes: &[u8]) -> Vec<u8> {
-    let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
-    w.start_file(name, zip::write::SimpleFileOptions::default())
-        .expect("zip entry");
-    w.write_all(bytes).expect("zip");
-    w.finish().expect("zip").into_inner()
-}
-
 #[test]
 fn args_read_back_are_the_args_as_written_in_every_container() {
     let json = std::fs::read_to_string(FIXTURE).expect("fixture");
@@ -98,7 +83,7 @@ fn args_read_back_are_the_args_as_written_in_every_container() {
     for (file, bytes) in [
         ("t.json", json.clone().into_bytes()),
         ("t.json.gz", gzip(json.as_bytes())),
-        ("t.zip", zip("inner/t.json", json.as_bytes())),
+        ("t.zip", zip(&[("inner/t.json", json.as_bytes())])),
     ] {
         let path = dir.path().join(file);
         std::fs::write(&path, bytes).expect("write");
@@ -145,21 +130,12 @@ fn standard_input_keeps_its_args_in_memory() {
         .into_iter()
         .map(|a| a.unwrap_or_default())
         .collect();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tracesql"))
+    let out = tracesql()
         .args(["query", "-", "--format", "json", "-e", ARGS_SQL])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("tracesql runs");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(&gzip(&json))
-        .expect("write stdin");
-    let out = child.wait_with_output().expect("tracesql ends");
-    assert!(out.status.success());
-    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).expect("JSON rows");
+        .stdin(gzip(&json))
+        .run();
+    assert!(out.success());
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&out.stdout).expect("JSON rows");
     let got: Vec<String> = rows
         .iter()
         .map(|r| r["args"].as_str().unwrap_or_default().to_string())

@@ -2,12 +2,9 @@
 //! of the trace), the Excel workbook, and that a failed export leaves the previous
 //! one as it was.
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use calamine::{open_workbook, Data, Reader, Xlsx};
@@ -17,7 +14,6 @@ use datafusion::arrow::datatypes::Float64Type;
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::parquet::file::reader::{FileReader, SerializedFileReader};
 
-use common::fixture;
 use tracesql::catalog::Catalog;
 use tracesql::engine::Engine;
 use tracesql::export::{export_parquet, ExportOptions};
@@ -25,7 +21,7 @@ use tracesql::load::{load_input, load_trace, LoadedTrace, Manifest, MARKER};
 use tracesql::model::TABLES;
 use tracesql::report::{run_reports, Sheet};
 
-const BIN: &str = env!("CARGO_BIN_EXE_tracesql");
+use crate::util::{self, fixture, tracesql, tracesql_ok};
 
 fn options(redact: bool) -> ExportOptions<'static> {
     ExportOptions {
@@ -125,7 +121,7 @@ async fn fixtures_round_trip_every_table_and_report() {
 
 #[tokio::test]
 async fn conformance_traces_round_trip_every_table_and_report() {
-    let Some(data) = common::conformance_dir() else {
+    let Some(data) = util::conformance_dir() else {
         return;
     };
     // A CUDA trace with host ops, and a GPU-only ROCm trace (other report set).
@@ -178,18 +174,13 @@ async fn several_traces_are_hive_partitions_and_reopen_side_by_side() {
         assert_same_tables(&r.name, j, r);
     }
     // Queries over the reopened export see every trace.
-    let output = Command::new(BIN)
+    let output = tracesql()
         .args(["query", out.to_str().unwrap(), "--format", "csv", "-e"])
         .arg("SELECT trace, count(*) AS n FROM kernels GROUP BY trace ORDER BY trace")
-        .output()
-        .expect("run");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+        .run();
+    assert!(output.success(), "{}", output.stderr);
     assert_eq!(
-        String::from_utf8_lossy(&output.stdout),
+        output.stdout,
         "trace,n\nbasic_linear,5\nbasic_linear#2,5\ngpu_only,5\n"
     );
 }
@@ -297,14 +288,12 @@ fn secrets_are_redacted_unless_asked_not_to() {
     let dir = tempfile::tempdir().expect("temp dir");
     let trace = trace_with_secrets(dir.path());
     let redacted = dir.path().join("redacted");
-    let status = Command::new(BIN)
+    tracesql()
         .arg("export")
         .arg(&trace)
         .arg("--parquet")
         .arg(&redacted)
-        .status()
-        .expect("run");
-    assert!(status.success());
+        .ok();
     let meta = exported_meta(&redacted);
     assert!(
         !meta.contains("PLANTED_SECRET"),
@@ -325,25 +314,20 @@ fn secrets_are_redacted_unless_asked_not_to() {
     }
 
     let kept = dir.path().join("kept");
-    let status = Command::new(BIN)
+    tracesql()
         .arg("export")
         .arg(&trace)
         .arg("--parquet")
         .arg(&kept)
         .arg("--no-redact")
-        .status()
-        .expect("run");
-    assert!(status.success());
+        .ok();
     let meta = exported_meta(&kept);
     for n in 1..=3 {
         assert!(meta.contains(&format!("PLANTED_SECRET_{n}")), "{meta}");
     }
 
-    let help = Command::new(BIN)
-        .args(["export", "--help"])
-        .output()
-        .unwrap();
-    let help = String::from_utf8_lossy(&help.stdout);
+    let help = tracesql().args(["export", "--help"]).run();
+    let help = help.stdout;
     assert!(
         help.contains("--no-redact") && help.contains("TOKEN"),
         "{help}"
@@ -472,31 +456,19 @@ fn commands_take_an_export_directory_in_place_of_a_trace() {
         run(&["report", &trace, "--format", "csv"]),
         run(&["report", out.to_str().unwrap(), "--format", "csv"])
     );
-    let piped = Command::new(BIN)
+    let piped = tracesql()
         .args(["repl", out.to_str().unwrap()])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .and_then(|mut child| {
-            use std::io::Write;
-            child
-                .stdin
-                .take()
-                .unwrap()
-                .write_all(b"SELECT count(*) AS n FROM kernels;\n")?;
-            child.wait_with_output()
-        })
-        .expect("repl");
-    assert!(piped.status.success());
-    assert!(String::from_utf8_lossy(&piped.stdout).contains('5'));
+        .stdin("SELECT count(*) AS n FROM kernels;\n")
+        .run();
+    assert!(piped.success());
+    assert!(piped.stdout.contains('5'));
 
     // A plain directory is not a trace.
-    let output = Command::new(BIN)
+    let output = tracesql()
         .args(["query", dir.path().to_str().unwrap(), "-e", "SELECT 1"])
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&output.stderr);
+        .run();
+    assert_eq!(output.code, Some(2));
+    let stderr = &output.stderr;
     assert!(stderr.contains("tracesql-export.json"), "{stderr}");
 }
 
@@ -505,11 +477,9 @@ async fn workbook_has_tracelens_sheets_with_numbers() {
     let dir = tempfile::tempdir().expect("temp dir");
     let trace = fixture("basic_linear.json");
     let file = dir.path().join("perf_report.xlsx");
-    let status = Command::new(BIN)
+    tracesql()
         .args(["report", &trace, "--xlsx", file.to_str().unwrap()])
-        .status()
-        .expect("run");
-    assert!(status.success());
+        .ok();
     let sheets = reports(load_trace(&trace).unwrap()).await;
 
     let mut book: Xlsx<_> = open_workbook(&file).expect("open workbook");
@@ -579,16 +549,6 @@ fn csv_files(dir: &Path) -> BTreeMap<String, String> {
         .collect()
 }
 
-fn tracesql_ok(args: &[&str]) -> String {
-    let output = Command::new(BIN).args(args).output().expect("run");
-    assert!(
-        output.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
 /// Two CSV texts with the same cells; numbers may differ in the last bits
 /// (parallel sums add up in varying order), by 1e-9 relative at most.
 fn assert_same_csv(label: &str, a: &str, b: &str) {
@@ -648,7 +608,7 @@ fn assert_stored_reports_match(trace: &str) {
 #[test]
 fn report_from_an_export_matches_the_trace_stored_or_recomputed() {
     assert_stored_reports_match(&fixture("basic_linear.json"));
-    if let Some(data) = common::conformance_dir() {
+    if let Some(data) = util::conformance_dir() {
         let trace = data.join("traces/h100/gaunernst_bert-small-uncased__1016001.json.gz");
         assert_stored_reports_match(trace.to_str().unwrap());
     }

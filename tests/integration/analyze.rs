@@ -4,20 +4,17 @@
 //! on a conformance trace. Expected values are computed by hand from the fixtures'
 //! timings (fixtures/analyze/EXPECTED.md), never read from our own output.
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use tracesql::analyze::{analyze, Analysis};
 use tracesql::engine::Engine;
 use tracesql::load::load_trace;
 
-const BIN: &str = env!("CARGO_BIN_EXE_tracesql");
+use crate::util::{self, tracesql};
 
 fn an_fixture(name: &str) -> String {
-    common::fixture(&format!("analyze/{name}"))
+    util::fixture(&format!("analyze/{name}"))
 }
 
 /// Analyzes one fixture (platform H100 when given).
@@ -281,10 +278,6 @@ fn findings_of_all(analysis: &Analysis) -> Vec<BTreeMap<String, String>> {
         .collect()
 }
 
-fn tracesql(args: &[&str]) -> std::process::Output {
-    Command::new(BIN).args(args).output().expect("runs")
-}
-
 const RULE_COLUMNS: &str = "severity, category, subject, metric, value, threshold, message, \
     action_a, action_b, time_us, category_share_pct, efficiency_pct, op_rank, metrics, evidence_uids";
 
@@ -315,17 +308,19 @@ fn cli_writes_the_four_files_and_ranks_a_user_rule() {
          FROM kernels WHERE name LIKE 'sm90%' AND dur > 50",
     );
     let out = tempfile::tempdir().expect("tmp");
-    let o = tracesql(&[
-        "analyze",
-        &an_fixture("an_memcpy.json"),
-        "--platform",
-        "H100",
-        "--queries",
-        &rules.path().display().to_string(),
-        "--out",
-        &out.path().display().to_string(),
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = tracesql()
+        .args(&[
+            "analyze",
+            &an_fixture("an_memcpy.json"),
+            "--platform",
+            "H100",
+            "--queries",
+            &rules.path().display().to_string(),
+            "--out",
+            &out.path().display().to_string(),
+        ])
+        .run();
+    assert!(o.success(), "{}", o.stderr);
     let mut files: Vec<String> = std::fs::read_dir(out.path())
         .expect("list")
         .flatten()
@@ -404,16 +399,18 @@ fn cli_rejects_a_rule_with_the_wrong_columns_and_writes_nothing() {
     );
     let out = tempfile::tempdir().expect("tmp");
     let target = out.path().join("report");
-    let o = tracesql(&[
-        "analyze",
-        &an_fixture("an_idle.json"),
-        "--queries",
-        &rules.path().display().to_string(),
-        "--out",
-        &target.display().to_string(),
-    ]);
-    assert_eq!(o.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&o.stderr);
+    let o = tracesql()
+        .args(&[
+            "analyze",
+            &an_fixture("an_idle.json"),
+            "--queries",
+            &rules.path().display().to_string(),
+            "--out",
+            &target.display().to_string(),
+        ])
+        .run();
+    assert_eq!(o.code, Some(2));
+    let stderr = &o.stderr;
     assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
     assert!(stderr.contains(&bad.display().to_string()), "{stderr}");
     assert!(
@@ -425,19 +422,23 @@ fn cli_rejects_a_rule_with_the_wrong_columns_and_writes_nothing() {
 
 #[test]
 fn cli_unknown_platform_and_terminal_output() {
-    let o = tracesql(&[
-        "analyze",
-        &an_fixture("an_idle.json"),
-        "--platform",
-        "NOPE9000",
-    ]);
-    assert_eq!(o.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&o.stderr);
+    let o = tracesql()
+        .args(&[
+            "analyze",
+            &an_fixture("an_idle.json"),
+            "--platform",
+            "NOPE9000",
+        ])
+        .run();
+    assert_eq!(o.code, Some(2));
+    let stderr = &o.stderr;
     assert!(stderr.contains("unknown platform 'NOPE9000'"), "{stderr}");
 
-    let o = tracesql(&["analyze", &an_fixture("an_idle.json")]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let stdout = String::from_utf8_lossy(&o.stdout);
+    let o = tracesql()
+        .args(&["analyze", &an_fixture("an_idle.json")])
+        .run();
+    assert!(o.success(), "{}", o.stderr);
+    let stdout = &o.stdout;
     assert!(stdout.contains("Recommendations"), "{stdout}");
     assert!(stdout.contains("GPU idle time"), "{stdout}");
     assert!(stdout.contains("60.0%"), "{stdout}");
@@ -445,20 +446,22 @@ fn cli_unknown_platform_and_terminal_output() {
 
 #[test]
 fn report_sections_in_order_on_a_conformance_trace() {
-    let Some(data) = common::conformance_dir() else {
+    let Some(data) = util::conformance_dir() else {
         return;
     };
     let trace = data.join("traces/h100/gaunernst_bert-small-uncased__1016001.json.gz");
     let out = tempfile::tempdir().expect("tmp");
-    let o = tracesql(&[
-        "analyze",
-        &trace.display().to_string(),
-        "--platform",
-        "H100",
-        "--out",
-        &out.path().display().to_string(),
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = tracesql()
+        .args(&[
+            "analyze",
+            &trace.display().to_string(),
+            "--platform",
+            "H100",
+            "--out",
+            &out.path().display().to_string(),
+        ])
+        .run();
+    assert!(o.success(), "{}", o.stderr);
     let md = std::fs::read_to_string(out.path().join("standalone_analysis.md")).expect("md");
     let headings: Vec<&str> = md
         .lines()

@@ -2,11 +2,11 @@
 //! (2 for input errors, 1 for query errors) and one clear line on stderr that names the
 //! input and the problem, print nothing on stdout, and never panic.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 
-const BIN: &str = env!("CARGO_BIN_EXE_tracesql");
+use crate::util::{gzip, tracesql, zip, Cmd, Run, BIN};
+
 const SQL: &str = "SELECT count(*) FROM events";
 const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/basic_linear.json");
 /// Events in `FIXTURE`.
@@ -16,49 +16,16 @@ const FIXTURE_EVENTS: &str = "65";
 // Harness
 // ---------------------------------------------------------------------------------
 
-struct Run {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
-fn finish(out: Output) -> Run {
-    Run {
-        code: out.status.code(),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
-
-/// Runs `program args...` with `stdin` piped in (or no stdin at all).
-fn spawn(program: &str, args: &[&str], stdin: Option<&[u8]>) -> Run {
-    let mut cmd = Command::new(program);
-    cmd.args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .stdin(if stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        });
-    let mut child = cmd
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot start {program}: {e}"));
-    if let Some(bytes) = stdin {
-        let mut pipe = child.stdin.take().expect("stdin is piped");
-        // The tool may stop reading early; a broken pipe here is not the test's concern.
-        let _ = pipe.write_all(bytes);
-    }
-    finish(child.wait_with_output().expect("wait for tracesql"))
-}
-
 /// `tracesql query PATH -e "SELECT count(*) FROM events"`.
 fn query(path: &str) -> Run {
-    spawn(BIN, &["query", path, "-e", SQL], None)
+    tracesql().args(["query", path, "-e", SQL]).run()
 }
 
 fn query_stdin(bytes: &[u8]) -> Run {
-    spawn(BIN, &["query", "-", "-e", SQL], Some(bytes))
+    tracesql()
+        .args(["query", "-", "-e", SQL])
+        .stdin(bytes)
+        .run()
 }
 
 fn show(run: &Run) -> String {
@@ -134,22 +101,6 @@ fn tmp() -> tempfile::TempDir {
 
 fn fixture() -> Vec<u8> {
     std::fs::read(FIXTURE).expect("read fixture")
-}
-
-fn gzip(bytes: &[u8]) -> Vec<u8> {
-    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    enc.write_all(bytes).unwrap();
-    enc.finish().unwrap()
-}
-
-fn zip(entries: &[(&str, &[u8])]) -> Vec<u8> {
-    let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
-    for (name, bytes) in entries {
-        w.start_file(*name, zip::write::SimpleFileOptions::default())
-            .unwrap();
-        w.write_all(bytes).unwrap();
-    }
-    w.finish().unwrap().into_inner()
 }
 
 /// A one-event trace around `event`.
@@ -428,18 +379,16 @@ fn pid_as_an_object_is_tolerated() {
         ),
     );
     assert_success_with(&query(&path), "1");
-    let run = spawn(
-        BIN,
-        &[
+    let run = tracesql()
+        .args(&[
             "query",
             &path,
             "-e",
             "SELECT pid, tid FROM events",
             "--format",
             "csv",
-        ],
-        None,
-    );
+        ])
+        .run();
     assert_eq!(run.code, Some(0), "{}", show(&run));
     assert_eq!(
         run.stdout,
@@ -625,9 +574,8 @@ mod unreadable {
         let (bin, _guard) = binary_for_nobody();
         let bin = path_str(&bin);
         let as_nobody = |trace: &str| {
-            spawn(
-                "setpriv",
-                &[
+            Cmd::program("setpriv")
+                .args(&[
                     &format!("--reuid={NOBODY}"),
                     &format!("--regid={NOBODY}"),
                     "--clear-groups",
@@ -636,9 +584,8 @@ mod unreadable {
                     trace,
                     "-e",
                     SQL,
-                ],
-                None,
-            )
+                ])
+                .run()
         };
         // Control: the unprivileged user can run the tool and reach the directory, so
         // the failure below is about the file's mode and nothing else.
@@ -661,11 +608,9 @@ mod unreadable {
 
 #[test]
 fn sql_syntax_error() {
-    let run = spawn(
-        BIN,
-        &["query", FIXTURE, "-e", "SELEC count(*) FROM events"],
-        None,
-    );
+    let run = tracesql()
+        .args(&["query", FIXTURE, "-e", "SELEC count(*) FROM events"])
+        .run();
     assert_query_error(&run, "SQL error");
     assert!(run.stderr.contains("SELEC"), "{}", show(&run));
 }
@@ -676,17 +621,15 @@ fn sql_file_error_names_the_file() {
     let file = dir.path().join("broken.sql");
     std::fs::write(&file, "SELEC count(*) FROM events").expect("write SQL file");
     let path = file.to_str().expect("utf-8 path");
-    let run = spawn(BIN, &["query", FIXTURE, "-f", path], None);
+    let run = tracesql().args(&["query", FIXTURE, "-f", path]).run();
     assert_query_error(&run, &format!("{path}: SQL error"));
 }
 
 #[test]
 fn sql_unknown_table() {
-    let run = spawn(
-        BIN,
-        &["query", FIXTURE, "-e", "SELECT count(*) FROM no_such_table"],
-        None,
-    );
+    let run = tracesql()
+        .args(&["query", FIXTURE, "-e", "SELECT count(*) FROM no_such_table"])
+        .run();
     assert_query_error(&run, "no_such_table' not found");
 }
 

@@ -13,22 +13,7 @@ use serde_json::Value;
 use tracesql::engine::Engine;
 use tracesql::load::load_trace;
 
-/// `../shared/<name>`, or None (with a note) when absent outside CI.
-fn shared_dir(env: &str, name: &str) -> Option<PathBuf> {
-    let dir = std::env::var_os(env).map(PathBuf::from).unwrap_or_else(|| {
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../shared")
-            .join(name)
-    });
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    if std::env::var("CI").as_deref() == Ok("true") {
-        panic!("{} is missing, and CI=true requires it", dir.display());
-    }
-    eprintln!("skipped: {} not found (set {env})", dir.display());
-    None
-}
+use crate::util::{conformance_dir, shared_dir};
 
 fn json_gz_files(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
@@ -225,7 +210,7 @@ fn check_trace(path: &Path) {
 
 #[test]
 fn conformance_traces_load_and_link() {
-    let Some(dir) = shared_dir("TRACESQL_CONFORMANCE", "conformance") else {
+    let Some(dir) = conformance_dir() else {
         return;
     };
     // Only `traces/`: the other folders (collectives, compare, formats, replay)

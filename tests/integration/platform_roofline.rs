@@ -6,15 +6,7 @@
 //! `aten::addmm` (uid 6) with bias (4096,), A (256, 1024) and B (1024, 4096),
 //! all bf16, one kernel at ts 1723456789320.448 for 41.216 µs.
 
-mod common;
-
-use std::process::Command;
-
-use common::{engine_with, fixture};
-
-fn tracesql() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_tracesql"))
-}
+use crate::util::{self, cell, engine_with, fixture, number, tracesql};
 
 /// FLOPs and bytes of the fixture's addmm (spec §7.4): 2·M·N·K + M·N (bias),
 /// and bf16 (2 bytes) A + B + out + bias.
@@ -54,13 +46,8 @@ fn report_csv(sheet: &str, args: &[&str]) -> (Vec<String>, Vec<Vec<String>>) {
         .arg("--only")
         .arg(sheet)
         .args(args)
-        .output()
-        .expect("run tracesql");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .run();
+    assert!(out.success(), "{}", out.stderr);
     let path = dir.path().join(format!("{sheet}.csv"));
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(true)
@@ -77,20 +64,6 @@ fn report_csv(sheet: &str, args: &[&str]) -> (Vec<String>, Vec<Vec<String>>) {
         .map(|r| r.expect("a CSV row").iter().map(String::from).collect())
         .collect::<Vec<Vec<String>>>();
     (header, rows)
-}
-
-fn cell<'a>(header: &[String], row: &'a [String], column: &str) -> &'a str {
-    let i = header
-        .iter()
-        .position(|h| h == column)
-        .unwrap_or_else(|| panic!("no column {column:?} in {header:?}"));
-    &row[i]
-}
-
-fn number(header: &[String], row: &[String], column: &str) -> f64 {
-    let text = cell(header, row, column);
-    text.parse()
-        .unwrap_or_else(|_| panic!("{column} = {text:?} is not a number"))
 }
 
 // MI300X in udfs/src/roofline/platforms.rs: 5.3 TB/s, matrix_bf16 1307.4 TFLOPS.
@@ -202,7 +175,7 @@ async fn platform_detected_from_device_properties() {
         .register_views()
         .await
         .expect("shipped views register");
-    let rows = common::rows(
+    let rows = util::rows(
         &engine,
         "SELECT \"Roofline Bound\", \"Roofline Time (µs)\" FROM perf_metrics \
          WHERE name = 'aten::addmm' AND pass = 'fwd'",
@@ -225,7 +198,7 @@ async fn platform_detected_from_device_properties() {
 #[test]
 fn set_platform_in_a_query_session() {
     let trace = fixture("basic_linear.json");
-    let (stdout, stderr, code) = common::repl_piped(
+    let (stdout, stderr, code) = util::repl_piped(
         &[&trace, "--platform", "none"],
         ".format csv\n\
          SELECT coalesce(platform, 'unset') AS p FROM session_platform;\n\
@@ -263,10 +236,9 @@ fn unknown_platform_is_a_one_line_error() {
         .arg("GEMM")
         .arg("--platform")
         .arg("NoSuchGPU")
-        .output()
-        .expect("run tracesql");
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+        .run();
+    assert!(!out.success());
+    let err = &out.stderr;
     assert_eq!(err.trim_end().lines().count(), 1, "{err}");
     assert!(err.contains("unknown platform 'NoSuchGPU'"), "{err}");
     assert!(!dir.path().join("GEMM.csv").exists());

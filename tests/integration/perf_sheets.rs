@@ -1,12 +1,11 @@
 //! The perf-metric sheets (GEMM, SDPA_fwd, ...) on a fixture, checked against
 //! numbers worked out by hand from the trace.
 
-mod common;
-
-use common::{engine_with, fixture};
 use datafusion::arrow::array::Array;
 use datafusion::arrow::util::display::array_value_to_string;
 use tracesql::report::run_reports;
+
+use crate::util::{cell, engine_with, fixture, number};
 
 /// The sheet's header and its rows, every cell as text (NULL as "").
 async fn sheet(path: &str, name: &str) -> (Vec<String>, Vec<Vec<String>>) {
@@ -42,20 +41,6 @@ async fn sheet(path: &str, name: &str) -> (Vec<String>, Vec<Vec<String>>) {
         }
     }
     (sheet.header, rows)
-}
-
-fn cell<'a>(header: &[String], row: &'a [String], column: &str) -> &'a str {
-    let i = header
-        .iter()
-        .position(|h| h == column)
-        .unwrap_or_else(|| panic!("no column {column:?} in {header:?}"));
-    &row[i]
-}
-
-fn number(header: &[String], row: &[String], column: &str) -> f64 {
-    let text = cell(header, row, column);
-    text.parse()
-        .unwrap_or_else(|_| panic!("{column} = {text:?} is not a number"))
 }
 
 /// fixtures/basic_linear.json: `aten::addmm` (uid 6) with bias (4096,),

@@ -6,7 +6,7 @@
 //! in the references already has a spec in [`SPECS`] (a unit test makes sure of
 //! it), so nothing else is needed unless the spec turns out wrong.
 
-use crate::compare::{Key, KeyCol, Order, SheetSpec, SortCol};
+use crate::conformance::compare::{Key, KeyCol, Order, SheetSpec, SortCol};
 
 /// The sheets checked by default (TRACESQL_CONFORMANCE_SHEETS=a,b overrides),
 /// in report order.

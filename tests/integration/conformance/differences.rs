@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::compare::Mismatch;
+use crate::conformance::compare::Mismatch;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Expected {
@@ -168,7 +168,6 @@ mod tests {
 
     #[test]
     fn the_checked_in_list_parses() {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/differences.csv");
-        load(&path).unwrap();
+        load(&crate::conformance::own_path("differences.csv")).unwrap();
     }
 }

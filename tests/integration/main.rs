@@ -1,0 +1,26 @@
+//! The integration tests, one binary with a module per area (as ripgrep's
+//! `tests/tests.rs`): linking DataFusion once instead of once per file is what
+//! keeps `cargo test` fast to build. Shared helpers, the one way to run the
+//! built `tracesql` among them, live in util.rs.
+//!
+//! Run one area with a filter on its module, e.g.
+//! `cargo test --test integration bad_input::`, and the TraceLens conformance
+//! table with `cargo test --test integration conformance -- --nocapture` (which
+//! also runs the other tests on the conformance traces; `conformance::` keeps
+//! to the harness).
+
+mod util;
+
+mod analyze;
+mod analyze_rules;
+mod args_reread;
+mod bad_input;
+mod catalog;
+mod cli_tables;
+mod conformance;
+mod export;
+mod fixtures;
+mod ingest_conformance;
+mod perf_sheets;
+mod platform_roofline;
+mod repl;
