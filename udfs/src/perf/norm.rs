@@ -234,24 +234,7 @@ fn input(op: &OpArgs, i: usize) -> Result<(Vec<i64>, String, ParamValue), ModelE
 /// `aten::{,native_,cudnn_,miopen_}batch_norm(input, weight, bias, running_mean,
 /// running_var, training, ...)`: `C = op_shape[1]`.
 pub fn batch_norm(op: &OpArgs, semantics: Semantics) -> Result<Perf, ModelError> {
-    let (shape, dtype, stride_input) = input(op, 0)?;
-    let is_training = training_flag(op.ci(5)?, semantics);
-    let (is_affine, has_bias) = if semantics.fixes(Fix::NormArgs) {
-        (op.has_tensor(1), op.has_tensor(2))
-    } else {
-        (op.dim_is_not_none(2)?, true)
-    };
-    Norm {
-        channels: ParamValue::Int(channel(&shape, 1)?),
-        shape,
-        dtype,
-        stride_input,
-        has_bias,
-        is_affine,
-        is_training,
-        output_mask: None,
-    }
-    .forward(semantics)
+    channel_norm_forward(op, semantics)
 }
 
 /// `aten::{,native_}batch_norm_backward(grad_out, input, weight, running_mean,
@@ -398,8 +381,15 @@ pub fn group_norm_bwd(op: &OpArgs, semantics: Semantics) -> Result<Perf, ModelEr
 }
 
 /// `aten::instance_norm(input, weight, bias, running_mean, running_var,
-/// use_input_stats, ...)`: `C = op_shape[1]`, training = `use_input_stats`.
+/// use_input_stats, ...)`: `C = op_shape[1]`, training = `use_input_stats`; the
+/// same arguments in the same places as batch norm, so the same model.
 pub fn instance_norm(op: &OpArgs, semantics: Semantics) -> Result<Perf, ModelError> {
+    channel_norm_forward(op, semantics)
+}
+
+/// The forward of a norm over channels `C = op_shape[1]` whose arguments are
+/// `(input, weight, bias, running_mean, running_var, training-like flag, ...)`.
+fn channel_norm_forward(op: &OpArgs, semantics: Semantics) -> Result<Perf, ModelError> {
     let (shape, dtype, stride_input) = input(op, 0)?;
     let is_training = training_flag(op.ci(5)?, semantics);
     let (is_affine, has_bias) = if semantics.fixes(Fix::NormArgs) {
