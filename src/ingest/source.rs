@@ -54,6 +54,8 @@ impl JsonStream {
 
 /// A copy of one chunk's JSON (no headroom) and the document offset it starts at.
 pub struct AheadChunk {
+    /// The chunk's number in the document (0-based; read-ahead takes odd ones).
+    pub number: u64,
     pub offset: u64,
     pub bytes: Vec<u8>,
 }
@@ -113,11 +115,19 @@ pub fn open(
                 bytes.clear();
                 bytes.extend_from_slice(json);
                 let copy = AheadChunk {
+                    number: numbered - 1,
                     offset: start,
                     bytes,
                 };
-                // A read-ahead parser that has stopped listening is no loss.
-                let _ = ahead_tx.send(copy);
+                // Never wait for the read-ahead parser: while the main parser is
+                // inside one value spanning many chunks (a 16 MB string in args,
+                // a long run of whitespace) it takes no parts, so the read-ahead
+                // parser stops and its queue fills; waiting here would then stop
+                // the chunks the main parser waits for (a deadlock). A chunk not
+                // queued is simply not read ahead: the read-ahead parser reports
+                // it as skipped when it sees the next one (see `ahead`). One that
+                // has stopped listening is no loss either.
+                let _ = ahead_tx.try_send(copy);
             }
             tx.send(Ok(chunk)).is_ok()
         };

@@ -293,4 +293,80 @@ mod tests {
             assert!(alone.contains(&format!("event {bad_at}")), "{alone}");
         }
     }
+
+    /// Loads `json` with and without read-ahead on another thread each, failing
+    /// (not hanging) when a load does not finish within a minute.
+    fn load_both_within_a_minute(json: &str) -> (RawTrace, RawTrace) {
+        let file = write_trace(json);
+        let path = file.path().to_str().expect("utf-8 path").to_string();
+        let load = |read_ahead: bool| {
+            let (tx, rx) = std::sync::mpsc::channel();
+            let path = path.clone();
+            std::thread::spawn(move || {
+                let _ = tx.send(load_with(&path, read_ahead).map(|(trace, _)| trace));
+            });
+            rx.recv_timeout(std::time::Duration::from_secs(60))
+                .unwrap_or_else(|_| panic!("the load (read-ahead {read_ahead}) hangs"))
+                .expect("a valid trace")
+        };
+        (load(false), load(true))
+    }
+
+    /// One value spanning many read-ahead chunks used to stop the load for good
+    /// (from about 12 MB): the main parser took no parts while inside it, the
+    /// read-ahead thread's queue filled, and the reader thread waited on it
+    /// instead of handing the main parser its next chunk. Each shape: a huge
+    /// string in args, a huge run of whitespace between events, a huge array in
+    /// args, each also starting right at a chunk boundary, with ordinary events
+    /// before and after (so parts decoded ahead are taken again afterwards).
+    #[test]
+    fn values_spanning_many_chunks_never_stall_the_load() {
+        let event = |i: usize, args: &str| {
+            format!(
+                r#"{{"ph": "X", "cat": "cpu_op", "name": "op{i}", "pid": 1, "tid": 1, "ts": {i}, "dur": 1, "args": {{{args}}}}}"#
+            )
+        };
+        let ordinary = |from: usize, n: usize| -> Vec<String> {
+            (from..from + n)
+                .map(|i| event(i, r#""External id": 1"#))
+                .collect()
+        };
+        let huge_string = format!(r#""s": "{}""#, "x".repeat(16_000_000));
+        let huge_array = format!(r#""a": [{}]"#, vec!["12345"; 2_700_000].join(","));
+        let comma = ",\n".to_string();
+        let shapes = [
+            ("string", event(0, &huge_string), comma.clone()),
+            (
+                "whitespace",
+                event(0, r#""k": 1"#),
+                format!(",{}", " ".repeat(16_000_000)),
+            ),
+            ("array", event(0, &huge_array), comma),
+        ];
+        for (shape, big, separator) in shapes {
+            // Before the big event: ~3 MB of events, or just enough that the big
+            // event starts a few bytes before the first chunk boundary.
+            for before in [3_000_000usize, (1 << 20) - 40] {
+                let mut events = Vec::new();
+                let mut len = 16;
+                let mut i = 1;
+                while len + 120 < before {
+                    let e = event(i, r#""External id": 1"#);
+                    len += e.len() + 2;
+                    events.push(e);
+                    i += 1;
+                }
+                let mut json = String::from("{\"traceEvents\": [");
+                json.push_str(&events.join(",\n"));
+                json.push_str(",\n");
+                json.push_str(&big);
+                json.push_str(&separator);
+                json.push_str(&ordinary(i + 1, 30_000).join(",\n"));
+                json.push_str("]}");
+                let (alone, ahead) = load_both_within_a_minute(&json);
+                assert_eq!(alone.len(), events.len() + 30_001, "{shape}");
+                assert_eq!(digest(&alone), digest(&ahead), "{shape}, {before}");
+            }
+        }
+    }
 }
