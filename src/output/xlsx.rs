@@ -12,7 +12,7 @@ use std::path::Path;
 use datafusion::arrow::array::{Array, ArrayRef, AsArray};
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{DataType, Float64Type};
-use rust_xlsxwriter::{Format, Workbook, Worksheet, XlsxError};
+use rust_xlsxwriter::{DocProperties, ExcelDateTime, Format, Workbook, Worksheet, XlsxError};
 use tracesql_udfs::pyfmt::python_float_repr;
 
 use super::Sheet;
@@ -37,10 +37,26 @@ pub fn write_workbook(path: &Path, about: &[(String, String)], sheets: &[Sheet])
     atomic::write_file(path, |out| out.write_all(&bytes))
 }
 
+/// The workbook's creation time, seconds since 1970: `SOURCE_DATE_EPOCH` when
+/// set to a number, else 1980-01-01 (the earliest time a zip entry can carry).
+fn document_epoch() -> i64 {
+    const ZIP_EPOCH: i64 = 315_532_800;
+    std::env::var("SOURCE_DATE_EPOCH")
+        .ok()
+        .and_then(|v| v.trim().parse::<i64>().ok())
+        .filter(|&t| t >= 0)
+        .unwrap_or(ZIP_EPOCH)
+}
+
 /// The workbook as the bytes of an .xlsx file.
 pub fn workbook_bytes(about: &[(String, String)], sheets: &[Sheet]) -> Result<Vec<u8>, XlsxError> {
     let bold = Format::new().set_bold();
     let mut workbook = Workbook::new();
+    // The same reports give the same bytes: the document's creation time is
+    // SOURCE_DATE_EPOCH (the reproducible-builds convention) or 1980-01-01, never
+    // the clock; when and from what the reports were made is on the about sheet.
+    let created = ExcelDateTime::from_timestamp(document_epoch())?;
+    workbook.set_properties(&DocProperties::new().set_creation_datetime(&created));
     let mut names: Vec<String> = vec![ABOUT_SHEET.to_string()];
     let mut truncated = Vec::new();
     for sheet in sheets {

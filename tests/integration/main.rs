@@ -18,6 +18,7 @@ mod bad_input;
 mod catalog;
 mod cli_tables;
 mod conformance;
+mod determinism;
 mod export;
 mod fixtures;
 mod ingest_conformance;

@@ -1,0 +1,97 @@
+//! The same input gives the same bytes: every file `report --out`, `report
+//! --xlsx`, `export --parquet` and `analyze --out` write is byte-identical
+//! between two runs (reports run side by side as tasks, views are computed in
+//! whatever order the scheduler picks, so row order and file contents must not
+//! depend on it).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::util::{conformance_dir, fixture, tracesql};
+
+/// Every file under `dir` (relative path → bytes).
+fn files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).expect("readable output").flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let bytes = std::fs::read(&path).expect("readable file");
+                let relative = path.strip_prefix(dir).expect("under dir").to_path_buf();
+                out.insert(relative, bytes);
+            }
+        }
+    }
+    out
+}
+
+/// Runs every writing command on `trace` into `out`.
+fn write_everything(trace: &str, out: &Path) {
+    let dir = |name: &str| out.join(name).to_string_lossy().into_owned();
+    tracesql()
+        .args(["report", trace, "--out", &dir("report")])
+        .ok();
+    tracesql()
+        .args(["report", trace, "--xlsx", &dir("report.xlsx")])
+        .ok();
+    tracesql()
+        .args(["export", trace, "--parquet", &dir("export")])
+        .ok();
+    tracesql()
+        .args([
+            "analyze",
+            trace,
+            "--platform",
+            "H100",
+            "--out",
+            &dir("analysis"),
+        ])
+        .ok();
+}
+
+fn assert_same_bytes_twice(trace: &str) {
+    let (one, two) = (
+        tempfile::tempdir().expect("temp"),
+        tempfile::tempdir().expect("temp"),
+    );
+    write_everything(trace, one.path());
+    write_everything(trace, two.path());
+    let (first, second) = (files(one.path()), files(two.path()));
+    assert!(first.len() >= 20, "{trace}: only {} files", first.len());
+    assert_eq!(
+        first.keys().collect::<Vec<_>>(),
+        second.keys().collect::<Vec<_>>(),
+        "{trace}: the same files"
+    );
+    for (path, bytes) in &first {
+        assert!(
+            bytes == &second[path],
+            "{trace}: {} differs between two runs",
+            path.display()
+        );
+    }
+    for kind in [
+        "report.xlsx",
+        "export/tracesql-export.json",
+        "analysis/findings.csv",
+    ] {
+        assert!(first.contains_key(Path::new(kind)), "{trace}: no {kind}");
+    }
+}
+
+#[test]
+fn two_runs_write_the_same_bytes_on_a_fixture() {
+    assert_same_bytes_twice(&fixture("analyze_attention.json"));
+}
+
+#[test]
+fn two_runs_write_the_same_bytes_on_a_real_trace() {
+    let Some(data) = conformance_dir() else {
+        return;
+    };
+    let trace = data.join("traces/h100/gaunernst_bert-small-uncased__1016001.json.gz");
+    assert_same_bytes_twice(&trace.to_string_lossy());
+}
