@@ -4,29 +4,9 @@
 //! whatever order the scheduler picks, so row order and file contents must not
 //! depend on it).
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use crate::util::{conformance_dir, fixture, tracesql};
-
-/// Every file under `dir` (relative path → bytes).
-fn files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).expect("readable output").flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                let bytes = std::fs::read(&path).expect("readable file");
-                let relative = path.strip_prefix(dir).expect("under dir").to_path_buf();
-                out.insert(relative, bytes);
-            }
-        }
-    }
-    out
-}
+use crate::util::{conformance_dir, fixture, snapshot, tracesql};
 
 /// Runs every writing command on `trace` into `out`.
 fn write_everything(trace: &str, out: &Path) {
@@ -59,7 +39,7 @@ fn assert_same_bytes_twice(trace: &str) {
     );
     write_everything(trace, one.path());
     write_everything(trace, two.path());
-    let (first, second) = (files(one.path()), files(two.path()));
+    let (first, second) = (snapshot(one.path()), snapshot(two.path()));
     assert!(first.len() >= 20, "{trace}: only {} files", first.len());
     assert_eq!(
         first.keys().collect::<Vec<_>>(),

@@ -21,7 +21,7 @@ use tracesql::load::{load_input, load_trace, LoadedTrace, Manifest, MARKER};
 use tracesql::model::TABLES;
 use tracesql::report::{run_reports, Sheet};
 
-use crate::util::{self, fixture, tracesql, tracesql_ok};
+use crate::util::{self, files_under, fixture, snapshot, tracesql, tracesql_ok};
 
 fn options(redact: bool) -> ExportOptions<'static> {
     ExportOptions {
@@ -304,7 +304,7 @@ fn secrets_are_redacted_unless_asked_not_to() {
         "{meta}"
     );
     // Nothing else (reports, manifest) carries it either.
-    for entry in walk(&redacted) {
+    for entry in files_under(&redacted) {
         let bytes = std::fs::read(&entry).unwrap();
         assert!(
             !String::from_utf8_lossy(&bytes).contains("PLANTED_SECRET"),
@@ -332,34 +332,6 @@ fn secrets_are_redacted_unless_asked_not_to() {
         help.contains("--no-redact") && help.contains("TOKEN"),
         "{help}"
     );
-}
-
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = entry.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
-/// Every file under `dir` with its bytes.
-fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    walk(dir)
-        .into_iter()
-        .map(|p| {
-            let bytes = std::fs::read(&p).unwrap();
-            (p, bytes)
-        })
-        .collect()
 }
 
 fn leftovers(parent: &Path) -> Vec<String> {

@@ -13,22 +13,11 @@ use serde_json::Value;
 use tracesql::engine::Engine;
 use tracesql::load::load_trace;
 
-use crate::util::{conformance_dir, shared_dir};
+use crate::util::{conformance_dir, files_under, shared_dir};
 
 fn json_gz_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).expect("readable dir").flatten() {
-            let p = entry.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.to_string_lossy().ends_with(".json.gz") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
+    let mut out = files_under(dir);
+    out.retain(|p| p.to_string_lossy().ends_with(".json.gz"));
     out
 }
 

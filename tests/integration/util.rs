@@ -21,6 +21,34 @@ pub fn package_path(relative: impl AsRef<Path>) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(relative)
 }
 
+/// Every file below `dir`, at any depth, sorted.
+pub fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).expect("readable dir").flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Every file below `dir` with its bytes, by path relative to `dir`.
+pub fn snapshot(dir: &Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
+    let read = |path: PathBuf| {
+        let bytes = std::fs::read(&path).expect("readable file");
+        let relative = path.strip_prefix(dir).expect("under dir").to_path_buf();
+        (relative, bytes)
+    };
+    files_under(dir).into_iter().map(read).collect()
+}
+
 /// Path of a file in `fixtures/`.
 pub fn fixture(file: &str) -> String {
     format!("{}/fixtures/{file}", env!("CARGO_MANIFEST_DIR"))
