@@ -10,7 +10,7 @@ use tracesql::engine::session_catalog::{columns_batch, documented_columns, model
 use tracesql::engine::Engine;
 use tracesql::export::{export_parquet, stored_reports, ExportOptions};
 use tracesql::load::reopen::is_directory;
-use tracesql::load::{load_described, load_input, LoadedTrace, TraceInfo};
+use tracesql::load::{load_described, load_input, load_inputs, LoadedTrace, TraceInfo};
 use tracesql::output::terminal::{
     print_batches, print_listing, write_rows, PrintFormat, PrintOptions,
 };
@@ -328,12 +328,7 @@ fn load_traces(paths: &[String]) -> Result<Vec<LoadedTrace>, Error> {
             "standard input (-) can be given only once".into(),
         ));
     }
-    let mut traces = Vec::new();
-    for path in paths {
-        let _timing = tracesql::timing::Phase::start(&format!("load {path}"));
-        traces.extend(load_input(path)?);
-    }
-    Ok(traces)
+    Ok(load_inputs(paths)?)
 }
 
 /// A session over `traces`, views registered.
@@ -548,10 +543,7 @@ fn analyze(
     out_dir: Option<&std::path::Path>,
 ) -> Result<(), Error> {
     let rt = runtime()?;
-    let mut loaded = Vec::new();
-    for path in traces {
-        loaded.extend(load_input(path)?);
-    }
+    let loaded = load_inputs(traces)?;
     let several = loaded.len() > 1;
     // Every trace is analyzed before any file is written: a failure leaves none.
     let mut analyses = Vec::new();

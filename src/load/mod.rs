@@ -50,6 +50,55 @@ pub fn load_input(path: &str) -> Result<Vec<LoadedTrace>, IngestError> {
     Ok(vec![load_trace(path)?])
 }
 
+/// Every trace of `paths` (files or export directories), in argument order,
+/// loaded side by side: up to as many at once as the machine has cores, each
+/// load itself using a reader thread and a read-ahead thread. The error is the
+/// first failing path's, in argument order.
+pub fn load_inputs(paths: &[String]) -> Result<Vec<LoadedTrace>, IngestError> {
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(paths.len());
+    if workers <= 1 {
+        let loaded = paths.iter().map(|path| timed_load(path));
+        return Ok(loaded
+            .collect::<Result<Vec<_>, _>>()?
+            .into_iter()
+            .flatten()
+            .collect());
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results: Vec<std::sync::Mutex<Option<Result<Vec<LoadedTrace>, IngestError>>>> =
+        paths.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(path) = paths.get(i) else { break };
+                let loaded = timed_load(path);
+                if let Ok(mut slot) = results[i].lock() {
+                    *slot = Some(loaded);
+                }
+            });
+        }
+    });
+    let mut traces = Vec::new();
+    for (path, slot) in paths.iter().zip(results) {
+        let loaded = slot.into_inner().ok().flatten().unwrap_or_else(|| {
+            Err(IngestError::new(
+                path,
+                Problem::Read("the load did not finish".into()),
+            ))
+        });
+        traces.extend(loaded?);
+    }
+    Ok(traces)
+}
+
+fn timed_load(path: &str) -> Result<Vec<LoadedTrace>, IngestError> {
+    let _timing = crate::timing::Phase::start(&format!("load {path}"));
+    load_input(path)
+}
+
 /// Reads, links and tabulates the trace at `path` (`-` for stdin); `path` may
 /// also be an export directory holding one trace (see [`load_input`] for more).
 pub fn load_trace(path: &str) -> Result<LoadedTrace, IngestError> {
@@ -179,4 +228,58 @@ pub(crate) fn rename_trace(
         columns[i] = crate::model::repeat_dict(name, batch.num_rows());
     }
     Ok(RecordBatch::try_new(batch.schema(), columns)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixture(name: &str) -> String {
+        format!("{}/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))
+    }
+
+    #[test]
+    fn several_inputs_load_side_by_side_in_argument_order() {
+        let names = [
+            "nccl_graph.json",
+            "basic_linear.json",
+            "gpu_only.json",
+            "bleed.json",
+        ];
+        let paths: Vec<String> = names.iter().map(|n| fixture(n)).collect();
+        let loaded = load_inputs(&paths).expect("fixtures load");
+        let got: Vec<&str> = loaded.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(got, ["nccl_graph", "basic_linear", "gpu_only", "bleed"]);
+        let alone = load_trace(&paths[1]).expect("loads");
+        assert_eq!(loaded[1].tables.len(), alone.tables.len());
+        for ((table, batch), (_, one)) in loaded[1].tables.iter().zip(&alone.tables) {
+            assert_eq!(batch, one, "{table}");
+        }
+    }
+
+    #[test]
+    fn the_error_is_the_first_failing_input_in_argument_order() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let bad = dir.path().join("bad.json");
+        std::fs::write(&bad, b"{\"traceEvents\": [").expect("write");
+        let missing = dir.path().join("missing.json");
+        let paths = [
+            fixture("basic_linear.json"),
+            missing.to_string_lossy().into_owned(),
+            bad.to_string_lossy().into_owned(),
+        ];
+        let e = load_inputs(&paths).err().expect("an error").to_string();
+        assert!(e.contains("missing.json"), "{e}");
+        let e = load_inputs(
+            &paths[..1]
+                .iter()
+                .chain(&paths[2..])
+                .cloned()
+                .collect::<Vec<_>>(),
+        )
+        .err()
+        .expect("an error")
+        .to_string();
+        assert!(e.contains("bad.json"), "{e}");
+    }
 }
