@@ -81,33 +81,49 @@ mod layering {
         "analyze", "export", "repl",
     ];
 
-    /// Every `crate::<module>` named in code (not in comments) of `text`.
+    /// Every `crate::<module>` named in code (not in comments) of `text`, with
+    /// its line; a group `use crate::{a, b::{c, d}}` names each of its top-level
+    /// items, over as many lines as it spans.
     fn crate_paths(text: &str) -> Vec<(usize, String)> {
+        let code: Vec<&str> = text
+            .lines()
+            .map(|line| line.split("//").next().unwrap_or(""))
+            .collect();
+        let code = code.join("\n");
+        let line_of = |at: usize| code[..at].matches('\n').count() + 1;
+        let name_at = |text: &str| -> String {
+            text.trim_start()
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect()
+        };
         let mut found = Vec::new();
-        for (i, line) in text.lines().enumerate() {
-            let code = line.split("//").next().unwrap_or("");
-            let mut rest = code;
-            while let Some(at) = rest.find("crate::") {
-                let after = &rest[at + "crate::".len()..];
-                let name: String = after
-                    .chars()
-                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                    .collect();
-                found.push((i + 1, name));
-                rest = after;
-            }
-            // `use crate::{a, b::c}` names several modules at once.
-            if let Some(group) = code.split("crate::{").nth(1) {
-                for item in group.split(',') {
-                    let name: String = item
-                        .trim()
-                        .chars()
-                        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                        .collect();
-                    found.push((i + 1, name));
+        for (at, _) in code.match_indices("crate::") {
+            let after = &code[at + "crate::".len()..];
+            let Some(group) = after.strip_prefix('{') else {
+                found.push((line_of(at), name_at(after)));
+                continue;
+            };
+            // The group's top-level items: split at commas outside inner braces.
+            let mut depth = 0usize;
+            let mut item_start = 0;
+            for (i, c) in group.char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' if depth == 0 => {
+                        found.push((line_of(at), name_at(&group[item_start..i])));
+                        break;
+                    }
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => {
+                        found.push((line_of(at), name_at(&group[item_start..i])));
+                        item_start = i + 1;
+                    }
+                    _ => {}
                 }
             }
         }
+        found.retain(|(_, name)| !name.is_empty());
         found
     }
 
@@ -163,8 +179,14 @@ mod layering {
 
     #[test]
     fn the_check_sees_paths_in_code_and_groups_but_not_in_comments() {
-        let text = "use crate::engine::Engine;\n// crate::report is only named\nuse crate::{load, output::Sheet};\nlet x = crate::timing::Phase::start(\"a\");";
-        let names: Vec<String> = crate_paths(text).into_iter().map(|(_, n)| n).collect();
-        assert_eq!(names, ["engine", "", "load", "output", "timing"]);
+        let text = "use crate::engine::Engine;\n// crate::report is only named\nuse crate::{load, output::Sheet};\nuse crate::{\n    model::{a, b},\n    repl,\n};\nlet x = crate::timing::Phase::start(\"a\");";
+        let found = crate_paths(text);
+        let names: Vec<&str> = found.iter().map(|(_, n)| n.as_str()).collect();
+        assert_eq!(
+            names,
+            ["engine", "load", "output", "model", "repl", "timing"]
+        );
+        let lines: Vec<usize> = found.iter().map(|(l, _)| *l).collect();
+        assert_eq!(lines, [1, 3, 3, 4, 4, 8]);
     }
 }

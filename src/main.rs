@@ -6,7 +6,9 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use tracesql::catalog::Catalog;
-use tracesql::engine::session_catalog::{columns_batch, documented_columns, model_tables_listing};
+use tracesql::engine::session_catalog::{
+    columns_batch, documented_columns, model_tables_listing, queries_batch,
+};
 use tracesql::engine::Engine;
 use tracesql::export::{export_parquet, stored_reports, ExportOptions};
 use tracesql::load::reopen::is_directory;
@@ -266,8 +268,7 @@ fn run(cli: Cli) -> Result<(), Error> {
             Ok(())
         }
         Command::Queries { action: None } => {
-            let engine = Engine::with_catalog(catalog);
-            print_listing_stdout(&engine.queries_listing().map_err(Error::query)?)
+            print_listing_stdout(&queries_batch(&catalog).map_err(Error::query)?)
         }
         Command::Queries {
             action: Some(QueriesAction::Show { name }),
@@ -503,23 +504,7 @@ fn print_sheets(
     let limit = if top_only { TOP_ROWS } else { usize::MAX };
     for sheet in sheets {
         writeln!(out, "== {trace}: {} ({} rows)", sheet.sheet, sheet.rows()).map_err(io)?;
-        let schema = datafusion::arrow::datatypes::Schema::new(
-            sheet
-                .header
-                .iter()
-                .map(|h| {
-                    datafusion::arrow::datatypes::Field::new(
-                        h,
-                        datafusion::arrow::datatypes::DataType::Utf8,
-                        true,
-                    )
-                })
-                .collect::<Vec<_>>(),
-        );
-        let schema = sheet
-            .batches
-            .first()
-            .map_or(schema, |b| b.schema().as_ref().clone());
+        let schema = sheet.schema();
         let shown =
             write_rows(&mut out, &schema, &sheet.batches, limit, true, &options).map_err(io)?;
         if shown < sheet.rows() {
@@ -609,9 +594,10 @@ fn query(engine: &Engine, sql: &str, format: PrintFormat) -> Result<(), Error> {
 /// `tracesql schema [TABLE]`: the columns of one table, view or function, or of
 /// every table of the trace model, from the session's `tracesql_columns`.
 fn schema(catalog: &Catalog, table: Option<&str>) -> Result<(), Error> {
-    let engine = Engine::with_catalog(catalog.clone());
     let listing = match table {
         Some(name) => {
+            // A view is described from its planned schema: that needs a session.
+            let engine = Engine::with_catalog(catalog.clone());
             let name = name.to_ascii_lowercase();
             runtime()?
                 .block_on(engine.columns_listing(Some(&name)))

@@ -10,6 +10,7 @@
 //!   derived from `events` and `kernels` on each scan (see
 //!   `model::kernel_ancestors`): 7 MB on the benchmark trace, a few ms to build.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -28,10 +29,33 @@ use crate::model::{events_with_args, kernel_ancestors};
 pub type TraceEvents = (RecordBatch, Option<Arc<ArgsInFile>>);
 
 /// One trace's `events` and `kernels` batches, and its name.
+#[derive(Clone)]
 pub struct TraceTree {
     pub name: String,
     pub events: RecordBatch,
     pub kernels: RecordBatch,
+}
+
+/// The registered tables' batches (one per trace) and each trace's tree, kept
+/// to count rows when asked: `kernel_ancestors` is counted by walking the tree,
+/// which a session should not pay for until a listing is read.
+#[derive(Clone, Default)]
+pub struct RowCounts {
+    pub batches: BTreeMap<&'static str, Vec<RecordBatch>>,
+    pub trees: Vec<TraceTree>,
+}
+
+impl RowCounts {
+    /// Rows of `table` over every trace.
+    pub fn count(&self, table: &str) -> usize {
+        if table == "kernel_ancestors" {
+            let count = |t: &TraceTree| kernel_ancestors::count(&t.events, &t.kernels).unwrap_or(0);
+            return self.trees.iter().map(count).sum();
+        }
+        self.batches
+            .get(table)
+            .map_or(0, |b| b.iter().map(|b| b.num_rows()).sum())
+    }
 }
 
 /// Produces a scan's batches from its projection (column indexes; None: all).

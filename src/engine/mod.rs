@@ -19,13 +19,13 @@ use datafusion::sql::parser::DFParser;
 use crate::catalog::{Catalog, Query};
 use crate::ingest::ArgsInFile;
 use crate::load::{rename_trace, LoadedTrace};
-use crate::model::{self, TABLES};
+use crate::model::TABLES;
 
 /// A DataFusion session holding every loaded trace side by side, with tracesql's
 /// functions and the catalog's views registered.
 pub struct Engine {
     ctx: SessionContext,
-    catalog: Catalog,
+    catalog: Arc<Catalog>,
     batches: BTreeMap<&'static str, Vec<RecordBatch>>,
     /// Where each `events` batch's args are read from, when not in the batch.
     events_args: Vec<Option<Arc<ArgsInFile>>>,
@@ -66,7 +66,7 @@ impl Engine {
         drilldown::register(&ctx, &forest);
         let mut engine = Engine {
             ctx,
-            catalog,
+            catalog: Arc::new(catalog),
             batches: BTreeMap::new(),
             events_args: Vec::new(),
             trace_names: Vec::new(),
@@ -217,15 +217,7 @@ impl Engine {
 
     /// (Re)registers the `tracesql_*` listing tables over the current tables.
     fn register_listings(&self) -> Result<(), DataFusionError> {
-        let rows = TABLES
-            .iter()
-            .map(|doc| (doc.name, self.row_count(doc.name)))
-            .collect();
-        let facts = Arc::new(session_catalog::SessionFacts {
-            catalog: self.catalog.clone(),
-            rows,
-            schema: Arc::downgrade(&self.schema),
-        });
+        let facts = Arc::new(self.facts());
         for (name, table) in session_catalog::listing_tables(facts) {
             self.ctx.deregister_table(name)?;
             self.ctx.register_table(name, Arc::new(table))?;
@@ -233,9 +225,19 @@ impl Engine {
         Ok(())
     }
 
-    /// `tracesql_tables` as a batch: what `tables` and `.tables` print.
-    pub async fn tables_listing(&self) -> Result<RecordBatch, DataFusionError> {
-        self.listing("tracesql_tables").await
+    /// What the listings describe: the catalog, the tables as now registered
+    /// (counted only when a listing is read) and the session's schema.
+    fn facts(&self) -> session_catalog::SessionFacts {
+        session_catalog::SessionFacts {
+            catalog: Arc::clone(&self.catalog),
+            rows: self.row_counts(),
+            schema: Arc::downgrade(&self.schema),
+        }
+    }
+
+    /// `tracesql_tables` as a batch: what `.tables` prints.
+    pub fn tables_listing(&self) -> Result<RecordBatch, DataFusionError> {
+        session_catalog::tables_batch(&self.facts().tables())
     }
 
     /// `tracesql_columns` of one table, view or function (or of all): what
@@ -244,34 +246,18 @@ impl Engine {
         &self,
         table: Option<&str>,
     ) -> Result<RecordBatch, DataFusionError> {
-        let facts = session_catalog::SessionFacts {
-            catalog: self.catalog.clone(),
-            rows: BTreeMap::new(),
-            schema: Arc::downgrade(&self.schema),
-        };
-        session_catalog::columns_batch(&facts.columns(table).await?)
+        session_catalog::columns_batch(&self.facts().columns(table).await?)
     }
 
-    /// `tracesql_queries` as a batch: what `queries` and `.queries` print.
+    /// `tracesql_queries` as a batch: what `.queries` prints.
     pub fn queries_listing(&self) -> Result<RecordBatch, DataFusionError> {
         session_catalog::queries_batch(&self.catalog)
     }
 
-    /// `tracesql_functions` as a batch: what `.functions` prints.
-    pub async fn functions_listing(&self) -> Result<RecordBatch, DataFusionError> {
-        self.listing("tracesql_functions").await
-    }
-
-    async fn listing(&self, table: &str) -> Result<RecordBatch, DataFusionError> {
-        let batches = self.run_sql(&format!("SELECT * FROM {table}")).await?;
-        let batches = batches.into_iter().flatten().collect::<Vec<_>>();
-        let schema = batches.first().map(|b| b.schema());
-        match schema {
-            Some(schema) => Ok(datafusion::arrow::compute::concat_batches(
-                &schema, &batches,
-            )?),
-            None => Err(DataFusionError::Plan(format!("{table}: no result"))),
-        }
+    /// `tracesql_functions` as a batch: what `.help` prints.
+    pub fn functions_listing(&self) -> Result<RecordBatch, DataFusionError> {
+        let functions = session_catalog::added_functions(&self.ctx.state());
+        session_catalog::functions_batch(&functions)
     }
 
     /// Makes the catalog's views and categories available over the current
@@ -334,16 +320,15 @@ impl Engine {
 
     /// Row count of a registered table.
     pub fn row_count(&self, table: &str) -> usize {
-        if table == "kernel_ancestors" {
-            let trees = self.trace_trees();
-            let count = |t: &derived_tables::TraceTree| {
-                model::kernel_ancestors::count(&t.events, &t.kernels).unwrap_or(0)
-            };
-            return trees.iter().map(count).sum();
+        self.row_counts().count(table)
+    }
+
+    /// What row counts are computed from (cheap: the batches are shared).
+    fn row_counts(&self) -> derived_tables::RowCounts {
+        derived_tables::RowCounts {
+            batches: self.batches.clone(),
+            trees: self.trace_trees(),
         }
-        self.batches
-            .get(table)
-            .map_or(0, |b| b.iter().map(|b| b.num_rows()).sum())
     }
 
     /// Each trace's events and kernels, which `kernel_ancestors` is derived from.

@@ -12,7 +12,6 @@
 //! The rows are made when a query reads them, so they follow tables added
 //! later and views the user creates (`CREATE VIEW`).
 
-use std::collections::BTreeMap;
 use std::sync::{Arc, Weak};
 
 use async_trait::async_trait;
@@ -25,6 +24,7 @@ use datafusion::execution::context::SessionState;
 use datafusion::logical_expr::Expr;
 use datafusion::physical_plan::ExecutionPlan;
 
+use super::derived_tables::RowCounts;
 use super::drilldown::{function_schema, FUNCTIONS};
 use super::views::CatalogSchema;
 use crate::catalog::{expanded_notes, Catalog, Query};
@@ -105,15 +105,7 @@ pub struct TableRow {
 /// session's own: what `tracesql tables` lists without a SQL session, given
 /// each table's row count.
 pub fn model_and_catalog_rows(catalog: &Catalog, rows: &dyn Fn(&str) -> usize) -> Vec<TableRow> {
-    let mut out: Vec<TableRow> = TABLES
-        .iter()
-        .map(|t| TableRow {
-            name: t.name.to_string(),
-            kind: "table",
-            rows: Some(rows(t.name) as i64),
-            description: t.doc.to_string(),
-        })
-        .collect();
+    let mut out = model_rows(rows);
     for q in catalog.iter().filter(|q| q.kind.is_view()) {
         out.push(TableRow {
             name: q.name.clone(),
@@ -133,22 +125,34 @@ pub fn model_and_catalog_rows(catalog: &Catalog, rows: &dyn Fn(&str) -> usize) -
     out
 }
 
+/// `tracesql_tables` rows of the trace model's tables, given their row counts.
+fn model_rows(rows: &dyn Fn(&str) -> usize) -> Vec<TableRow> {
+    TABLES
+        .iter()
+        .map(|t| TableRow {
+            name: t.name.to_string(),
+            kind: "table",
+            rows: Some(rows(t.name) as i64),
+            description: t.doc.to_string(),
+        })
+        .collect()
+}
+
 /// The trace model's tables with their row counts, as `tracesql tables`
-/// prints them: `tracesql_tables`' rows of kind `table`, as (table, rows,
-/// description).
+/// prints them: [`model_rows`] as (table, rows, description).
 pub fn model_tables_listing(rows: &dyn Fn(&str) -> usize) -> Result<RecordBatch> {
-    let names: Vec<&str> = TABLES.iter().map(|t| t.name).collect();
-    let counts: Vec<i64> = TABLES.iter().map(|t| rows(t.name) as i64).collect();
-    let docs: Vec<&str> = TABLES.iter().map(|t| t.doc).collect();
+    let model = model_rows(rows);
     let schema = Schema::new(vec![
         Field::new("table", DataType::Utf8, false),
         Field::new("rows", DataType::Int64, true),
         Field::new("description", DataType::Utf8, false),
     ]);
     let columns: Vec<ArrayRef> = vec![
-        Arc::new(StringArray::from(names)),
-        Arc::new(Int64Array::from(counts)),
-        Arc::new(StringArray::from(docs)),
+        Arc::new(StringArray::from_iter_values(model.iter().map(|r| &r.name))),
+        Arc::new(Int64Array::from_iter(model.iter().map(|r| r.rows))),
+        Arc::new(StringArray::from_iter_values(
+            model.iter().map(|r| &r.description),
+        )),
     ];
     Ok(RecordBatch::try_new(Arc::new(schema), columns)?)
 }
@@ -257,20 +261,20 @@ fn schema_of(listing: Listing) -> SchemaRef {
     Arc::new(Schema::new(fields))
 }
 
-/// What the listing tables read: the catalog, the row counts when the tables
-/// were last registered, and the session's schema (weak: the schema holds the
+/// What the listing tables read: the catalog, the tables as last registered
+/// (counted when read), and the session's schema (weak: the schema holds the
 /// listing tables).
 pub struct SessionFacts {
-    pub catalog: Catalog,
-    pub rows: BTreeMap<&'static str, usize>,
-    pub schema: Weak<CatalogSchema>,
+    pub(super) catalog: Arc<Catalog>,
+    pub(super) rows: RowCounts,
+    pub(super) schema: Weak<CatalogSchema>,
 }
 
 impl SessionFacts {
     /// Every table, view, category, function and session table; then what the
     /// user created.
-    fn tables(&self) -> Vec<TableRow> {
-        let count = |name: &str| self.rows.get(name).copied().unwrap_or(0);
+    pub(super) fn tables(&self) -> Vec<TableRow> {
+        let count = |name: &str| self.rows.count(name);
         let mut rows = model_and_catalog_rows(&self.catalog, &count);
         for t in SESSION_TABLES {
             rows.push(TableRow {
@@ -299,7 +303,7 @@ impl SessionFacts {
     /// and the functions' from their docs, the others from their planned schema
     /// with each catalog query's `Columns:` notes. A view that does not plan is
     /// listed with its error as the type, so one broken view hides nothing.
-    pub async fn columns(&self, table: Option<&str>) -> Result<Vec<[String; 4]>> {
+    pub(super) async fn columns(&self, table: Option<&str>) -> Result<Vec<[String; 4]>> {
         let names: Vec<String> = match table {
             Some(name) => vec![name.to_string()],
             None => self.tables().into_iter().map(|t| t.name).collect(),

@@ -58,37 +58,29 @@ pub fn load_inputs(paths: &[String]) -> Result<Vec<LoadedTrace>, IngestError> {
     let workers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(paths.len());
-    if workers <= 1 {
-        let loaded = paths.iter().map(|path| timed_load(path));
-        return Ok(loaded
-            .collect::<Result<Vec<_>, _>>()?
-            .into_iter()
-            .flatten()
-            .collect());
-    }
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let results: Vec<std::sync::Mutex<Option<Result<Vec<LoadedTrace>, IngestError>>>> =
-        paths.iter().map(|_| std::sync::Mutex::new(None)).collect();
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(path) = paths.get(i) else { break };
-                let loaded = timed_load(path);
-                if let Ok(mut slot) = results[i].lock() {
-                    *slot = Some(loaded);
-                }
-            });
+    // Each worker takes the next path until none is left; (index, result) pairs.
+    let work = || {
+        let mut done = Vec::new();
+        loop {
+            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some(path) = paths.get(i) else {
+                return done;
+            };
+            done.push((i, timed_load(path)));
         }
-    });
-    let mut traces = Vec::new();
-    for (path, slot) in paths.iter().zip(results) {
-        let loaded = slot.into_inner().ok().flatten().unwrap_or_else(|| {
-            Err(IngestError::new(
-                path,
-                Problem::Read("the load did not finish".into()),
-            ))
+    };
+    let mut done: Vec<(usize, Result<Vec<LoadedTrace>, IngestError>)> =
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..workers).map(|_| scope.spawn(work)).collect();
+            handles
+                .into_iter()
+                .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                .collect()
         });
+    done.sort_by_key(|(i, _)| *i);
+    let mut traces = Vec::new();
+    for (_, loaded) in done {
         traces.extend(loaded?);
     }
     Ok(traces)

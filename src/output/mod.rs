@@ -33,6 +33,21 @@ impl Sheet {
         self.batches.iter().map(|b| b.num_rows()).sum()
     }
 
+    /// The schema of its batches; with none, its header as text columns (so an
+    /// empty sheet still prints its column names).
+    pub fn schema(&self) -> datafusion::arrow::datatypes::Schema {
+        use datafusion::arrow::datatypes::{DataType, Field, Schema};
+        match self.batches.first() {
+            Some(batch) => batch.schema().as_ref().clone(),
+            None => Schema::new(
+                self.header
+                    .iter()
+                    .map(|h| Field::new(h, DataType::Utf8, true))
+                    .collect::<Vec<_>>(),
+            ),
+        }
+    }
+
     /// Every row as display cells (NULL as ""), in column order.
     pub fn cells(&self) -> Vec<Vec<String>> {
         let mut out = Vec::new();

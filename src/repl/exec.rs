@@ -265,7 +265,7 @@ impl Session {
             Command::Help => {
                 let help = help_batch();
                 self.show(out, &help)?;
-                let functions = self.runtime.block_on(self.engine.functions_listing())?;
+                let functions = self.engine.functions_listing()?;
                 writeln!(out, "Functions tracesql adds (usable in any SQL):")?;
                 self.show(out, &functions)?;
                 writeln!(
@@ -274,7 +274,7 @@ impl Session {
                 )?;
             }
             Command::Tables => {
-                let batch = self.runtime.block_on(self.engine.tables_listing())?;
+                let batch = self.engine.tables_listing()?;
                 self.show(out, &batch)?;
             }
             Command::Schema(table) => {
@@ -543,7 +543,7 @@ impl Session {
             names.dedup();
             names
         };
-        let tables = self.runtime.block_on(self.engine.tables_listing()).ok();
+        let tables = self.engine.tables_listing().ok();
         let columns = self.runtime.block_on(self.engine.columns_listing(None));
         let queries = self.engine.queries_listing().ok();
         Names {
