@@ -41,6 +41,12 @@ struct Cli {
     /// memory_tb_s, matrix_bf16, vector_fp32, ..., source).
     #[arg(long, global = true, value_name = "FILE")]
     platforms: Option<std::path::PathBuf>,
+    /// Reproduce TraceLens's numbers exactly: turn its behaviour back on wherever
+    /// tracesql deliberately differs (GPU work linked by flow events only, its
+    /// perf-model counting bugs, its empty-sheet files; see
+    /// tests/conformance/DIFFERENCES.md). Queries read it as `tracelens_compat()`.
+    #[arg(long, global = true)]
+    tracelens_compat: bool,
     #[command(subcommand)]
     command: Option<Command>,
     /// Trace files to open in the REPL (`tracesql TRACE...` is `tracesql repl TRACE...`).
@@ -183,11 +189,11 @@ fn run(cli: Cli) -> Result<(), Error> {
         None => Catalog::builtin(),
     }
     .map_err(|e| Error::Usage(e.to_string()))?;
-    read_platform_options(&cli)?;
+    read_session_options(&cli)?;
     let command = cli.command.unwrap_or(Command::Repl { traces: cli.traces });
     match command {
         Command::Repl { traces } => {
-            if !tracesql::repl::run(&traces, catalog, &apply_platform_options)? {
+            if !tracesql::repl::run(&traces, catalog, &apply_session_options)? {
                 // Each failed statement has printed its error already.
                 std::process::exit(1);
             }
@@ -251,7 +257,7 @@ fn run(cli: Cli) -> Result<(), Error> {
         } => {
             let options = ExportOptions {
                 redact: !no_redact,
-                prepare: Some(&apply_platform_options),
+                prepare: Some(&apply_session_options),
                 ..ExportOptions::default()
             };
             let manifest =
@@ -282,34 +288,43 @@ fn run(cli: Cli) -> Result<(), Error> {
     }
 }
 
-/// `--platform` and `--platforms`, read once in `run` and applied to every session.
-static PLATFORM_OPTIONS: std::sync::OnceLock<(
-    Vec<tracesql_udfs::roofline::Platform>,
-    Option<String>,
-)> = std::sync::OnceLock::new();
+/// The options every session of a run gets: `--platforms`, `--platform` and
+/// `--tracelens-compat`, read once in `run`.
+struct SessionOptions {
+    extra_platforms: Vec<tracesql_udfs::roofline::Platform>,
+    platform: Option<String>,
+    tracelens_compat: bool,
+}
 
-fn read_platform_options(cli: &Cli) -> Result<(), Error> {
+static SESSION_OPTIONS: std::sync::OnceLock<SessionOptions> = std::sync::OnceLock::new();
+
+fn read_session_options(cli: &Cli) -> Result<(), Error> {
     let extra = match &cli.platforms {
         Some(path) => {
             tracesql::engine::platform::read_platforms_file(path).map_err(Error::Usage)?
         }
         None => Vec::new(),
     };
-    let _ = PLATFORM_OPTIONS.set((extra, cli.platform.clone()));
+    let _ = SESSION_OPTIONS.set(SessionOptions {
+        extra_platforms: extra,
+        platform: cli.platform.clone(),
+        tracelens_compat: cli.tracelens_compat,
+    });
     Ok(())
 }
 
-/// Applies `--platforms` then `--platform` to a new session.
-fn apply_platform_options(engine: &Engine) -> Result<(), Error> {
-    let Some((extra, platform)) = PLATFORM_OPTIONS.get() else {
+/// Applies `--tracelens-compat`, `--platforms` then `--platform` to a new session.
+fn apply_session_options(engine: &Engine) -> Result<(), Error> {
+    let Some(options) = SESSION_OPTIONS.get() else {
         return Ok(());
     };
-    if !extra.is_empty() {
+    engine.set_tracelens_compat(options.tracelens_compat);
+    if !options.extra_platforms.is_empty() {
         engine
-            .extend_platforms(extra.clone())
+            .extend_platforms(options.extra_platforms.clone())
             .map_err(Error::query)?;
     }
-    if let Some(name) = platform {
+    if let Some(name) = &options.platform {
         engine.set_platform(Some(name)).map_err(|e| match e {
             datafusion::error::DataFusionError::Configuration(message) => Error::Usage(message),
             other => Error::query(other),
@@ -336,7 +351,7 @@ fn load_traces(paths: &[String]) -> Result<Vec<LoadedTrace>, Error> {
 fn engine_with(traces: Vec<LoadedTrace>, catalog: &Catalog) -> Result<Engine, Error> {
     let _timing = tracesql::timing::Phase::start("session");
     let mut engine = Engine::with_catalog(catalog.clone());
-    apply_platform_options(&engine)?;
+    apply_session_options(&engine)?;
     for trace in traces {
         engine.add(trace).map_err(Error::query)?;
     }
@@ -381,7 +396,7 @@ fn report(
     };
     for path in traces {
         if is_directory(path) && !options.recompute {
-            let stored = stored_reports(path, catalog, selection, &apply_platform_options)?;
+            let stored = stored_reports(path, catalog, selection, &apply_session_options)?;
             if let Some(stored) = stored {
                 let several = traces.len() > 1 || stored.len() > 1;
                 for (info, sheets) in stored {

@@ -1,14 +1,21 @@
 -- name: short_kernels_summary
--- version: 1
+-- version: 2
 -- kind: report
 -- order: 22
 -- empty: write
 -- description: Kernels shorter than 10 µs grouped by parent op and its exact inputs: count, time and % of the GPU span.
 -- when: (SELECT count(*) FROM ops) > 0
+-- empty_text: CASE WHEN tracelens_compat() THEN (SELECT CASE WHEN count(*) = 0 THEN chr(10) ELSE 'Kernel duration (µs),Kernel duration (µs),Kernel duration (µs)' || chr(10) || 'sum,count,mean' || chr(10) END FROM kernels WHERE cat = 'kernel' AND dur < 10) END
 --
 -- TraceLens sheet `short_kernels_summary` (spec §8.8). Kernels without a parent
 -- cpu_op, or whose op lacks recorded inputs, are left out, as in the reference.
 -- Ties keep first appearance (smallest kernel uid).
+--
+-- An empty sheet is written with its header. With --tracelens-compat it is
+-- written as TraceLens writes it (`empty_text`, DIFFERENCES.md "Empty
+-- short_kernels_summary"): a blank line when the trace has no short kernel at
+-- all, pandas' two-line header of an empty grouped frame when it has some but
+-- none survives the grouping.
 -- Columns:
 --   "Parent cpu_op": the cpu_op above the launch
 --   "Input dims": its input shapes, Python text

@@ -1,11 +1,16 @@
 -- name: linked_kernels
--- version: 1
+-- version: 2
 -- kind: view
 -- description: GPU work tied to the runtime call that launched it: what the timeline and the launcher tables count.
 --
 -- Unlinked GPU events (no launch call in the trace carries their correlation id)
 -- are left out, as in the reference (spec §4.3). Override this view to change
 -- which links count everywhere at once.
+--
+-- TraceLens ties GPU work to its launch only through `ac2g` flow events (spec
+-- §2.4); we also link by correlation id when the profiler wrote no flow
+-- (DIFFERENCES.md, "Launches without a flow"). With --tracelens-compat only
+-- flow and graph links count, as in TraceLens.
 -- Columns:
 --   trace: trace name
 --   uid: event uid
@@ -34,4 +39,6 @@
 --   registers_per_thread: args['registers per thread']
 --   shared_memory: args['shared memory'], bytes
 --   bytes: args.bytes: bytes copied or set (memcpy / memset)
-SELECT * FROM kernels WHERE launch_uid IS NOT NULL
+SELECT * FROM kernels
+WHERE launch_uid IS NOT NULL
+  AND (NOT tracelens_compat() OR linked_by IN ('flow', 'graph'))

@@ -1,5 +1,5 @@
 -- name: perf_metrics
--- version: 1
+-- version: 2
 -- kind: view
 -- description: One row per op instance with a perf model and per pass (fwd, and bwd for ops differentiated by a backward wrapper): its kernels, kernel time, FLOPs, bytes, rates and params, as the perf sheets count them.
 --
@@ -14,7 +14,8 @@
 --   model's backward ones.
 -- The model runs with semantics 'bugfixes': TraceLens's numbers with its four
 -- counting bugs fixed (convolution bias, reduce output size, batch-norm training
--- flag, causal attention with N_Q != N_KV). Rows whose model fails keep
+-- flag, causal attention with N_Q != N_KV); with --tracelens-compat, semantics
+-- 'tracelens' (the bugs kept). Rows whose model fails keep
 -- model_error and NULL metrics; the sheets leave them out.
 -- Columns:
 --   trace: the trace file the row comes from
@@ -100,7 +101,8 @@ modelled AS (
          coalesce(s.kernel_time, 0.0) AS kernel_time,
          s.kernel_details,
          op_perf(i.name, i.input_dims_json, i.input_types_json, i.input_strides_json,
-                 i.concrete_inputs_json, s.kernel_names, i.pass, 'bugfixes') AS perf
+                 i.concrete_inputs_json, s.kernel_names, i.pass,
+                 CASE WHEN tracelens_compat() THEN 'tracelens' ELSE 'bugfixes' END) AS perf
   FROM instances i
   JOIN op_registry r ON r.name = i.name AND r.family IS NOT NULL
   LEFT JOIN kernel_sets s ON s.trace = i.trace AND s.uid = i.uid AND s.pass = i.pass

@@ -1,5 +1,5 @@
 -- name: unified_collected_ops
--- version: 1
+-- version: 2
 -- kind: view
 -- description: The ops unified_perf_events collects, one row each, with their GPU work, op category and perf model result.
 --
@@ -24,7 +24,8 @@
 --     (launchers.op_category), else 'other'
 --   kernel_time: busy time of its GPU work (collectives included), µs
 --   kernel_details: LIST<STRUCT<name, dur, stream>> in launch order
---   perf: op_perf's result (fwd pass, 'bugfixes'); NULL without a model
+--   perf: op_perf's result (fwd pass, 'bugfixes'; 'tracelens' with
+--     --tracelens-compat); NULL without a model
 --   perf_params: op_params' result (a Python dict); NULL without a model
 WITH sets AS (
   SELECT trace, uid, bool_or(has_model) AS has_model,
@@ -43,11 +44,13 @@ SELECT s.trace, s.uid, o.name, o.ts AS order_ts, o.process_name, o.process_label
        s.kernel_time, s.kernel_details,
        CASE WHEN s.has_model THEN
          op_perf(o.name, o.input_dims_json, o.input_types_json, o.input_strides_json,
-                 o.concrete_inputs_json, s.kernel_names, 'fwd', 'bugfixes')
+                 o.concrete_inputs_json, s.kernel_names, 'fwd',
+                 CASE WHEN tracelens_compat() THEN 'tracelens' ELSE 'bugfixes' END)
        END AS perf,
        CASE WHEN s.has_model THEN
          op_params(o.name, o.input_dims_json, o.input_types_json, o.input_strides_json,
-                   o.concrete_inputs_json, s.kernel_names, 'fwd', 'bugfixes')
+                   o.concrete_inputs_json, s.kernel_names, 'fwd',
+                   CASE WHEN tracelens_compat() THEN 'tracelens' ELSE 'bugfixes' END)
        END AS perf_params
 FROM sets s
 JOIN ops o ON o.trace = s.trace AND o.uid = s.uid

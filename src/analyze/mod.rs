@@ -98,5 +98,6 @@ async fn run_section(engine: &Engine, name: &str) -> Result<Table, Error> {
         query_version: query.version,
         header,
         batches,
+        empty_text: None,
     })
 }

@@ -23,6 +23,7 @@
 //! | `-- sheet: NAME` | output name (`NAME.csv`); default the query name |
 //! | `-- when: SQL` | run only when this scalar query is true |
 //! | `-- empty: write` | write the sheet even when it has no rows |
+//! | `-- empty_text: EXPR` | an empty sheet's CSV file holds the text EXPR gives instead of the header, unless it gives NULL (TraceLens's own empty files under `--tracelens-compat`) |
 //! | `-- drop_null_columns: PREFIX` | leave out the columns whose name starts with `PREFIX` and that are NULL in every row (e.g. `param:`, for columns only some data has) |
 //! | `-- platform_columns: PREFIX, ...` | leave out the columns whose name starts with one of the prefixes when the session has no platform (`--platform`, `SET platform`, or detected): the roofline columns |
 //! | `-- column_order_from: COLUMN` | `COLUMN` (a list of strings, from its first non-NULL row) names result columns: they are written in the order of their first listing, in the positions they take together; `COLUMN` itself is not written, and naming a column the result lacks is an error |

@@ -35,6 +35,8 @@ pub struct Engine {
     forest: drilldown::Forest,
     /// The default schema: tables, and the catalog's views computed on demand.
     schema: Arc<views::CatalogSchema>,
+    /// Whether queries reproduce TraceLens's bugs (`--tracelens-compat`).
+    tracelens_compat: std::sync::atomic::AtomicBool,
 }
 
 impl Default for Engine {
@@ -73,6 +75,7 @@ impl Engine {
             platforms: Arc::default(),
             forest,
             schema,
+            tracelens_compat: Default::default(),
         };
         // Built from constant data: a failure here is a bug, not bad input.
         engine
@@ -103,6 +106,21 @@ impl Engine {
         self.ctx.deregister_table(FINDINGS_RAW)?;
         self.ctx.register_table(FINDINGS_RAW, Arc::new(table))?;
         Ok(())
+    }
+
+    /// Turns TraceLens's behaviour on or off wherever DIFFERENCES.md lists a
+    /// deliberate difference (`--tracelens-compat`). The queries that differ ask
+    /// `tracelens_compat()`; set this before the first query of the session.
+    pub fn set_tracelens_compat(&self, on: bool) {
+        use std::sync::atomic::Ordering;
+        self.tracelens_compat.store(on, Ordering::Relaxed);
+        tracesql_udfs::compat::register(&self.ctx, on);
+    }
+
+    /// Whether the session reproduces TraceLens exactly (`--tracelens-compat`).
+    pub fn tracelens_compat(&self) -> bool {
+        self.tracelens_compat
+            .load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Adds or replaces platforms (`--platforms FILE`).
@@ -397,6 +415,33 @@ impl SqlRunner {
         holds.ok_or_else(|| {
             DataFusionError::Plan(format!("{}: `-- when:` must be one boolean", query.origin))
         })
+    }
+
+    /// Evaluates a report's `-- empty_text:` expression: the text its file holds
+    /// when the sheet has no rows (None: no such header, or it gives NULL).
+    pub async fn empty_text(&self, query: &Query) -> Result<Option<String>, DataFusionError> {
+        use datafusion::arrow::array::AsArray;
+        use datafusion::arrow::compute::cast;
+        use datafusion::arrow::datatypes::DataType;
+        let Some(expression) = query.extra.get("empty_text") else {
+            return Ok(None);
+        };
+        let results = self
+            .run_sql(&format!("SELECT CAST(({expression}) AS VARCHAR)"))
+            .await?;
+        let batch = results.into_iter().flatten().next();
+        // VARCHAR may plan as any string flavour: read it as Utf8.
+        let column = batch
+            .as_ref()
+            .filter(|b| b.num_rows() == 1)
+            .and_then(|b| cast(b.column(0), &DataType::Utf8).ok());
+        match column.as_ref().and_then(|c| c.as_string_opt::<i32>()) {
+            Some(text) => Ok(text.is_valid(0).then(|| text.value(0).to_string())),
+            None => Err(DataFusionError::Plan(format!(
+                "{}: `-- empty_text:` must be one text value",
+                query.origin
+            ))),
+        }
     }
 
     /// Runs every statement in `sql` and returns the result of each.

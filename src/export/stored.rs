@@ -52,6 +52,7 @@ pub fn stored_reports(
                 query_version: stored.version,
                 header: schema.fields().iter().map(|f| f.name().clone()).collect(),
                 batches,
+                empty_text: None,
             });
         }
         traces.push((trace.info.clone(), sheets));

@@ -26,6 +26,10 @@ pub struct Sheet {
     /// Column names as the query returned them.
     pub header: Vec<String>,
     pub batches: Vec<RecordBatch>,
+    /// What the sheet's CSV file holds instead of its header when it has no rows
+    /// (the report's `-- empty_text:`, e.g. TraceLens's own empty file under
+    /// `--tracelens-compat`); None: the header.
+    pub empty_text: Option<String>,
 }
 
 impl Sheet {

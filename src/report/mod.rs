@@ -1,7 +1,7 @@
 //! Running the catalog's report queries and writing their sheets.
 //!
 //! Which sheets exist, what they contain and when they apply is all in the SQL
-//! files (`-- when:`, `-- sheet:`, `-- empty:`, `-- drop_null_columns:`,
+//! files (`-- when:`, `-- sheet:`, `-- empty:`, `-- empty_text:`, `-- drop_null_columns:`,
 //! `-- column_order_from:` headers, see [`crate::catalog`]); this module only runs
 //! them in order, shapes their columns as the headers say and hands the results
 //! to a writer.
@@ -60,7 +60,8 @@ pub fn selected_reports<'a>(
 
 /// What the reports' results depend on besides the trace's tables: the tracesql
 /// version, every view, category and report of the catalog (headers and SQL),
-/// the platform list and the session's platform, hashed (SHA-256, hex).
+/// the platform list, the session's platform and whether it reproduces TraceLens
+/// (`--tracelens-compat`), hashed (SHA-256, hex).
 ///
 /// An export stores its reports with the fingerprint of the session that ran
 /// them; `report DIR` reuses them only when its own session has the same one, so
@@ -89,6 +90,9 @@ pub fn fingerprint(engine: &Engine) -> String {
     }
     add(&format!("{:?}", engine.platform_list()));
     add(engine.platform().as_deref().unwrap_or(""));
+    if engine.tracelens_compat() {
+        add("tracelens-compat");
+    }
     hash.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
@@ -183,13 +187,20 @@ async fn run_report(
     };
     let (header, batches) =
         shape_columns(query, header, batches, has_platform).map_err(|e| report_error(query, e))?;
-    let sheet = Sheet {
+    let mut sheet = Sheet {
         sheet: query.sheet().to_string(),
         query_name: query.name.clone(),
         query_version: query.version,
         header,
         batches,
+        empty_text: None,
     };
+    if sheet.rows() == 0 {
+        sheet.empty_text = runner
+            .empty_text(query)
+            .await
+            .map_err(|e| report_error(query, e))?;
+    }
     Ok((sheet.rows() > 0 || query.writes_when_empty()).then_some(sheet))
 }
 
@@ -333,8 +344,9 @@ pub fn write_csv_dir(dir: &Path, sheets: &[Sheet]) -> Result<(), Error> {
     for sheet in sheets {
         let path = dir.join(format!("{}.csv", sheet.sheet));
         staged
-            .stage(&path, |out| {
-                report_csv::write_csv(out, &sheet.header, &sheet.batches)
+            .stage(&path, |out| match &sheet.empty_text {
+                Some(text) if sheet.rows() == 0 => out.write_all(text.as_bytes()),
+                _ => report_csv::write_csv(out, &sheet.header, &sheet.batches),
             })
             .map_err(|e| Error::Output(format!("{}: {e}", path.display())))?;
     }

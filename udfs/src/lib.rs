@@ -10,6 +10,7 @@
 //! The perf models themselves are plain Rust in [`perf`].
 
 pub mod busy_time;
+pub mod compat;
 mod filter;
 pub mod histogram;
 mod interval_state;
@@ -73,6 +74,11 @@ impl FunctionDoc {
 
 /// Every function [`register_all`] registers, in the order of the crate docs.
 pub const FUNCTIONS: &[FunctionDoc] = &[
+    FunctionDoc {
+        usage: "tracelens_compat()",
+        kind: "scalar",
+        returns: "BOOLEAN true when the session reproduces TraceLens exactly (--tracelens-compat)",
+    },
     FunctionDoc {
         usage: "busy_time(ts DOUBLE, t_end DOUBLE)",
         kind: "aggregate",
@@ -180,6 +186,7 @@ pub const FUNCTIONS: &[FunctionDoc] = &[
 /// the roofline functions know the built-in platforms.
 pub fn register_all(ctx: &SessionContext) {
     register_roofline(ctx, std::sync::Arc::new(roofline::builtin_platforms()));
+    compat::register(ctx, false);
     ctx.register_udaf(AggregateUDF::from(busy_time::BusyTime::new()));
     // Replaces the built-in `array_agg` (same results, faster with ORDER BY).
     ctx.register_udaf(AggregateUDF::from(ordered_array_agg::OrderedArrayAgg::new()));

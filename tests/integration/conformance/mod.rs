@@ -21,21 +21,25 @@
 //! * `TRACESQL_CONFORMANCE_OUT=dir`: write our CSVs to `dir/<platform>/<name>/`
 //!   and keep them, instead of a temporary directory.
 //! * `TRACESQL_CONFORMANCE_QUERIES=dir`: pass `--queries dir` (relative to the
-//!   package root) to the report command, e.g.
-//!   `tests/conformance/tracelens_compat`.
+//!   package root) to the report command.
 //! * `TRACESQL_CONFORMANCE_JOBS=n`: report commands run at once (default 4).
 //! * `TRACESQL_CONFORMANCE_VERBOSE=1`: list every unexpected difference (by
 //!   default 20 per sheet, with 8 ready-made differences.csv lines).
 //!
 //! The result table is written straight to stderr, so it shows without
 //! `--nocapture`.
+//!
+//! The harness runs both ways: `conformance` with the defaults (every difference
+//! listed, cell by cell) and `tracelens_compat_matches_exactly` with
+//! `--tracelens-compat`, where every sheet of every trace must match the
+//! reference with no exception.
 
 mod compare;
 mod differences;
 mod pylit;
 mod sheets;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -48,7 +52,7 @@ use differences::Expected;
 
 use crate::util::{package_path, tracesql};
 
-/// This harness's data (DIFFERENCES.md, differences.csv, tracelens_compat/), from
+/// This harness's data (DIFFERENCES.md, differences.csv), from
 /// the package root: kept at tests/conformance/, where the project's standards
 /// name them, while the code is a module of the one integration-test binary.
 const DIR: &str = "tests/conformance";
@@ -155,8 +159,17 @@ fn env_flag(name: &str) -> bool {
     matches!(std::env::var(name).as_deref(), Ok("1" | "true" | "yes"))
 }
 
+/// How the report command runs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// tracesql's defaults (and `TRACESQL_CONFORMANCE_QUERIES`, if set).
+    Default,
+    /// `--tracelens-compat`: TraceLens's behaviour, bugs included.
+    Compat,
+}
+
 /// Runs `tracesql report` for one trace into `out`.
-fn run_report(trace: &Trace, out: &Path, queries: Option<&Path>) -> Result<Duration, String> {
+fn run_report(trace: &Trace, out: &Path, mode: Mode) -> Result<Duration, String> {
     let start = Instant::now();
     let mut cmd = tracesql()
         .arg("report")
@@ -167,9 +180,13 @@ fn run_report(trace: &Trace, out: &Path, queries: Option<&Path>) -> Result<Durat
         // columns, whatever GPU the trace's deviceProperties names.
         .arg("--platform")
         .arg("none");
-    let from_env = std::env::var_os("TRACESQL_CONFORMANCE_QUERIES").map(package_path);
-    if let Some(dir) = queries.map(Path::to_path_buf).or(from_env) {
-        cmd = cmd.arg("--queries").arg(dir);
+    match mode {
+        Mode::Compat => cmd = cmd.arg("--tracelens-compat"),
+        Mode::Default => {
+            if let Some(dir) = std::env::var_os("TRACESQL_CONFORMANCE_QUERIES") {
+                cmd = cmd.arg("--queries").arg(package_path(dir));
+            }
+        }
     }
     let output = cmd.run();
     let elapsed = start.elapsed();
@@ -232,7 +249,7 @@ fn run_trace(
     trace: &Trace,
     selected: &[&'static str],
     keep: Option<&Path>,
-    queries: Option<&Path>,
+    mode: Mode,
 ) -> TraceRun {
     let tmp;
     let out: PathBuf = match keep {
@@ -249,7 +266,7 @@ fn run_trace(
             tmp.path().to_path_buf()
         }
     };
-    let report = run_report(trace, &out, queries);
+    let report = run_report(trace, &out, mode);
     let sheets = selected
         .iter()
         .map(|&s| (s, sheet_outcome(trace, s, &out)))
@@ -335,21 +352,7 @@ fn conformance() {
     let diff_path = own_path("differences.csv");
     let expected: Vec<Expected> = differences::load(&diff_path).unwrap_or_else(|e| panic!("{e}"));
 
-    // Run the report command per trace, `jobs` at a time.
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<TraceRun>> = Mutex::new(Vec::new());
-    std::thread::scope(|scope| {
-        for _ in 0..jobs {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::SeqCst);
-                let Some(trace) = traces.get(i) else { break };
-                let run = run_trace(trace, &selected, keep.as_deref(), None);
-                results.lock().unwrap().push(run);
-            });
-        }
-    });
-    let mut runs = results.into_inner().unwrap();
-    runs.sort_by(|a, b| a.trace.id.cmp(&b.trace.id));
+    let runs = run_traces(&traces, &selected, keep.as_deref(), Mode::Default, jobs);
 
     // Split the differences into expected and unexpected.
     let mut failures: Vec<String> = Vec::new();
@@ -589,16 +592,36 @@ fn conformance() {
     );
 }
 
-/// Reason prefix of differences.csv entries explained by GPU work that TraceLens
-/// leaves unlinked (launches without an `ac2g` flow; DIFFERENCES.md).
-const UNLINKED_BY_TRACELENS: &str = "unlinked-by-tracelens";
+/// Runs the report command per trace, `jobs` at a time; the runs in trace order.
+fn run_traces(
+    traces: &[Trace],
+    selected: &[&'static str],
+    keep: Option<&Path>,
+    mode: Mode,
+    jobs: usize,
+) -> Vec<TraceRun> {
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<TraceRun>> = Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.clamp(1, traces.len().max(1)) {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::SeqCst);
+                let Some(trace) = traces.get(i) else { break };
+                let run = run_trace(trace, selected, keep, mode);
+                results.lock().unwrap().push(run);
+            });
+        }
+    });
+    let mut runs = results.into_inner().unwrap();
+    runs.sort_by(|a, b| a.trace.id.cmp(&b.trace.id));
+    runs
+}
 
-/// The traces listed with that reason must match the reference once the
-/// `linked_kernels` view is replaced by TraceLens's flow-only notion of a link,
-/// except for the differences listed for other reasons (the perf-model fixes):
-/// this proves those GPU events are the whole linking difference.
+/// With `--tracelens-compat` every sheet of every trace matches TraceLens's
+/// reference exactly: the differences DIFFERENCES.md lists are all switched off
+/// by the one flag, and nothing else differs.
 #[test]
-fn flowless_links_are_the_only_difference() {
+fn tracelens_compat_matches_exactly() {
     let Some(data) = data_dir() else {
         if std::env::var("CI").as_deref() == Ok("true") {
             panic!(
@@ -612,46 +635,50 @@ fn flowless_links_are_the_only_difference() {
         );
         return;
     };
-    let diff_path = own_path("differences.csv");
-    let expected: Vec<Expected> = differences::load(&diff_path).unwrap_or_else(|e| panic!("{e}"));
-    let ids: BTreeSet<&str> = expected
-        .iter()
-        .filter(|e| e.reason.starts_with(UNLINKED_BY_TRACELENS))
-        .map(|e| e.trace.as_str())
-        .collect();
-    assert!(
-        !ids.is_empty(),
-        "differences.csv lists no {UNLINKED_BY_TRACELENS} trace"
-    );
-    let other_reasons: Vec<&Expected> = expected
-        .iter()
-        .filter(|e| !e.reason.starts_with(UNLINKED_BY_TRACELENS))
-        .collect();
-    let compat = own_path("tracelens_compat");
-    for trace in discover_traces(&data)
-        .iter()
-        .filter(|t| ids.contains(t.id.as_str()))
-    {
-        let run = run_trace(trace, sheets::SHEETS, None, Some(&compat));
-        assert!(run.report.is_ok(), "{}: {:?}", trace.id, run.report);
+    let traces = discover_traces(&data);
+    assert!(!traces.is_empty(), "no traces under {}", data.display());
+    let runs = run_traces(&traces, sheets::SHEETS, None, Mode::Compat, 4);
+    let mut failures = Vec::new();
+    let mut compared = 0;
+    for run in &runs {
+        let id = &run.trace.id;
+        if let Err(e) = &run.report {
+            failures.push(format!("{id}: the report failed: {e}"));
+            continue;
+        }
         for (sheet, outcome) in &run.sheets {
             match outcome {
                 Outcome::Compared(r) => {
-                    let unexplained: Vec<&compare::Mismatch> = r
-                        .mismatches
-                        .iter()
-                        .filter(|m| !other_reasons.iter().any(|e| e.matches(&trace.id, sheet, m)))
-                        .collect();
-                    assert!(
-                        unexplained.is_empty(),
-                        "{} {sheet} with TraceLens linking still differs: {:?}",
-                        trace.id,
-                        unexplained.first()
-                    )
+                    compared += 1;
+                    for m in r.mismatches.iter().take(3) {
+                        failures.push(format!(
+                            "{id} {sheet} [{}] {}: ours {:?}, reference {:?}",
+                            truncate(&m.row_key, 120),
+                            m.column,
+                            truncate(&m.ours, 80),
+                            truncate(&m.reference, 80)
+                        ));
+                    }
                 }
                 Outcome::NotInReference => {}
-                _ => panic!("{} {sheet}: not compared", trace.id),
+                Outcome::Missing => failures.push(format!("{id} {sheet}: missing")),
+                Outcome::Error(e) => failures.push(format!("{id} {sheet}: {e}")),
             }
         }
     }
+    eprintln!(
+        "tracelens-compat: {compared} sheets of {} traces compared, {} differences",
+        runs.len(),
+        failures.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "with --tracelens-compat:\n  {}",
+        failures.join("\n  ")
+    );
+    // Guard against a vacuous pass: every trace has sheets to compare.
+    assert!(
+        compared >= runs.len() * 5,
+        "only {compared} sheets compared"
+    );
 }
