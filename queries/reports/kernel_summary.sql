@@ -1,8 +1,9 @@
 -- name: kernel_summary
--- version: 1
+-- version: 2
 -- kind: report
 -- order: 20
 -- description: GPU kernel time per (parent op category, parent cpu_op, kernel, stream), largest first, as % of all kernel time and of the GPU span.
+-- integer_columns: Kernel duration (µs)_sum, Kernel duration (µs)_min, Kernel duration (µs)_max
 -- when: (SELECT count(*) FROM ops) > 0
 --
 -- TraceLens sheet `kernel_summary` (spec §8.7): every kernel (memcpy and memset

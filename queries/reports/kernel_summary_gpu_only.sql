@@ -1,9 +1,10 @@
 -- name: kernel_summary_gpu_only
--- version: 1
+-- version: 2
 -- kind: report
 -- order: 20
 -- sheet: kernel_summary
 -- description: kernel_summary for traces without cpu_ops: kernel time per (launch kind, kernel, stream).
+-- integer_columns: Kernel duration (µs)_sum, Kernel duration (µs)_min, Kernel duration (µs)_max
 -- when: (SELECT count(*) FROM ops) = 0
 --
 -- TraceLens writes this shape of `kernel_summary` for GPU-only traces (spec §2.6):

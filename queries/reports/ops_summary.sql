@@ -1,8 +1,9 @@
 -- name: ops_summary
--- version: 1
+-- version: 2
 -- kind: report
 -- order: 3
 -- description: Direct and subtree GPU kernel time per op name, largest first, with instance count, categories and share.
+-- integer_columns: total_direct_kernel_time_sum, total_subtree_kernel_time_sum
 -- when: (SELECT count(*) FROM ops) > 0
 --
 -- TraceLens sheet `ops_summary` (spec §8.3). Times in µs (_sum) and ms (_ms);

@@ -1,8 +1,9 @@
 -- name: ops_unique_args
--- version: 1
+-- version: 2
 -- kind: report
 -- order: 4
 -- description: Kernel time per op name and exact input signature (shapes, dtypes, strides, concrete inputs), with per-instance statistics and the kernels each signature runs.
+-- integer_columns: total_direct_kernel_time_sum, total_subtree_kernel_time_sum, total_direct_kernel_time_min, total_subtree_kernel_time_min, total_direct_kernel_time_max, total_subtree_kernel_time_max
 -- when: (SELECT count(*) FROM ops) > 0
 --
 -- TraceLens sheet `ops_unique_args` (spec §8.4). Inputs print as Python values
@@ -79,7 +80,8 @@ SELECT name, "op category", process_name, process_label, thread_name,
        total_direct_kernel_time_min, total_subtree_kernel_time_min,
        total_direct_kernel_time_max, total_subtree_kernel_time_max,
        total_direct_kernel_time_sum, total_subtree_kernel_time_sum, "ex_UID",
-       py_kernel_details(stats) AS kernel_details_summary,
+       py_kernel_details(stats, (SELECT integer_times FROM integer_times))
+         AS kernel_details_summary,
        py_trunc_kernel_details(stats) AS trunc_kernel_details,
        "Percentage (%)",
        sum("Percentage (%)") OVER (ORDER BY total_direct_kernel_time_sum DESC, "ex_UID"

@@ -1,9 +1,10 @@
 -- name: perf_binary_elementwise
--- version: 1
+-- version: 2
 -- kind: report
 -- order: 11
 -- sheet: BinaryElementwise
 -- description: Binary elementwise perf metrics (aten::add, mul, div and in-place forms, *_backward) per op name and shapes: FLOPs, bytes, TFLOPS/s, TB/s, kernel time.
+-- integer_columns: Kernel Time (µs)_sum, Kernel Time (µs)_min, Kernel Time (µs)_max
 -- when: (SELECT count(*) FROM ops) > 0
 -- drop_null_columns: param: 
 -- column_order_from: param_order

@@ -1,9 +1,10 @@
 -- name: perf_conv_bwd
--- version: 1
+-- version: 2
 -- kind: report
 -- order: 10
 -- sheet: CONV_bwd
 -- description: Convolution backward perf metrics: aten::convolution_backward (and ConvBias*_Backward) per shape: FLOPs, bytes, TFLOPS/s, TB/s, kernel time.
+-- integer_columns: Kernel Time (µs)_sum, Kernel Time (µs)_min, Kernel Time (µs)_max
 -- when: (SELECT count(*) FROM ops) > 0
 -- drop_null_columns: param: 
 -- column_order_from: param_order

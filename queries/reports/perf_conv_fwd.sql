@@ -1,9 +1,10 @@
 -- name: perf_conv_fwd
--- version: 1
+-- version: 2
 -- kind: report
 -- order: 9
 -- sheet: CONV_fwd
 -- description: Convolution forward perf metrics (aten::convolution, ConvBias_*) per op name and shape: FLOPs, bytes, TFLOPS/s, TB/s, kernel time.
+-- integer_columns: Kernel Time (µs)_sum, Kernel Time (µs)_min, Kernel Time (µs)_max
 -- when: (SELECT count(*) FROM ops) > 0
 -- drop_null_columns: param: 
 -- column_order_from: param_order

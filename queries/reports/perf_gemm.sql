@@ -1,9 +1,10 @@
 -- name: perf_gemm
--- version: 1
+-- version: 2
 -- kind: report
 -- order: 6
 -- sheet: GEMM
 -- description: GEMM perf metrics (aten::mm, addmm, bmm, baddbmm, _scaled_mm, ...): FLOPs, bytes, TFLOPS/s and TB/s per op name and shape, with kernel-time statistics.
+-- integer_columns: Kernel Time (µs)_sum, Kernel Time (µs)_min, Kernel Time (µs)_max
 -- when: (SELECT count(*) FROM ops) > 0
 -- drop_null_columns: param: 
 -- column_order_from: param_order

@@ -1,9 +1,10 @@
 -- name: perf_reduce_bwd
--- version: 1
+-- version: 2
 -- kind: report
 -- order: 15
 -- sheet: Reduce_bwd
 -- description: Reduction backward perf metrics: reduce ops with the FLOPs, bytes and kernel time of their backward pass.
+-- integer_columns: Kernel Time (µs)_sum, Kernel Time (µs)_min, Kernel Time (µs)_max
 -- when: (SELECT count(*) FROM ops) > 0
 -- drop_null_columns: param: 
 -- column_order_from: param_order

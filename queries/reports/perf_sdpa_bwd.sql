@@ -1,9 +1,10 @@
 -- name: perf_sdpa_bwd
--- version: 1
+-- version: 2
 -- kind: report
 -- order: 8
 -- sheet: SDPA_bwd
 -- description: Attention backward perf metrics: forward attention ops with the FLOPs, bytes and kernel time of their backward pass, plus flash_attn::_flash_attn_varlen_backward.
+-- integer_columns: Kernel Time (µs)_sum, Kernel Time (µs)_min, Kernel Time (µs)_max
 -- when: (SELECT count(*) FROM ops) > 0
 -- drop_null_columns: param: 
 -- column_order_from: param_order

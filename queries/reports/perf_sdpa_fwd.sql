@@ -1,9 +1,10 @@
 -- name: perf_sdpa_fwd
--- version: 1
+-- version: 2
 -- kind: report
 -- order: 7
 -- sheet: SDPA_fwd
 -- description: Attention (scaled_dot_product_*, flash_attn, aiter) forward perf metrics per op name and shape: FLOPs, bytes, TFLOPS/s, TB/s, kernel time.
+-- integer_columns: Kernel Time (µs)_sum, Kernel Time (µs)_min, Kernel Time (µs)_max
 -- when: (SELECT count(*) FROM ops) > 0
 -- drop_null_columns: param: 
 -- column_order_from: param_order

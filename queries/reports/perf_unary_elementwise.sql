@@ -1,9 +1,10 @@
 -- name: perf_unary_elementwise
--- version: 1
+-- version: 2
 -- kind: report
 -- order: 12
 -- sheet: UnaryElementwise
 -- description: Unary elementwise perf metrics (aten::copy_, clamp, sigmoid, silu, pow, pad, upsample, ...) per op name and shape: FLOPs, bytes, TFLOPS/s, TB/s, kernel time.
+-- integer_columns: Kernel Time (µs)_sum, Kernel Time (µs)_min, Kernel Time (µs)_max
 -- when: (SELECT count(*) FROM ops) > 0
 -- drop_null_columns: param: 
 -- column_order_from: param_order

@@ -1,9 +1,10 @@
 -- name: short_kernels_summary
--- version: 2
+-- version: 3
 -- kind: report
 -- order: 22
 -- empty: write
 -- description: Kernels shorter than 10 µs grouped by parent op and its exact inputs: count, time and % of the GPU span.
+-- integer_columns: Short Kernel duration (µs) sum
 -- when: (SELECT count(*) FROM ops) > 0
 -- empty_text: CASE WHEN tracelens_compat() THEN (SELECT CASE WHEN count(*) = 0 THEN chr(10) ELSE 'Kernel duration (µs),Kernel duration (µs),Kernel duration (µs)' || chr(10) || 'sum,count,mean' || chr(10) END FROM kernels WHERE cat = 'kernel' AND dur < 10) END
 --

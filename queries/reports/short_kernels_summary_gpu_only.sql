@@ -1,10 +1,11 @@
 -- name: short_kernels_summary_gpu_only
--- version: 1
+-- version: 2
 -- kind: report
 -- order: 22
 -- sheet: short_kernels_summary
 -- empty: write
 -- description: short_kernels_summary for traces without cpu_ops: kernels shorter than 10 µs grouped by kernel name.
+-- integer_columns: Short Kernel duration (µs) sum
 -- when: (SELECT count(*) FROM ops) = 0
 --
 -- TraceLens groups by kernel name alone for GPU-only traces (spec §8.8).

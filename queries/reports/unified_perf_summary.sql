@@ -1,8 +1,9 @@
 -- name: unified_perf_summary
--- version: 1
+-- version: 2
 -- kind: report
 -- order: 5
 -- description: Every op that owns GPU time, once: the topmost op with a perf model, else the op that launched the kernels (synthetic ops for the rest), grouped by name and exact inputs, with CPU duration, kernel time, FLOPs, bytes, rates and kernels.
+-- integer_columns: total_duration_us, duration_us_min, duration_us_max, Kernel Time (µs)_sum, Kernel Time (µs)_min, Kernel Time (µs)_max
 -- when: (SELECT count(*) FROM ops) > 0
 -- platform_columns: Roofline , Pct Roofline
 --
@@ -156,7 +157,8 @@ SELECT name, "op category", process_name, process_label, thread_name,
        "Pct Roofline_min", "Pct Roofline_max",
        "Kernel Time (µs)_median", "Kernel Time (µs)_min", "Kernel Time (µs)_max",
        -- kernels per position: name, stream, count and duration statistics (µs)
-       py_kernel_details(stats) AS kernel_details_summary,
+       py_kernel_details(stats, (SELECT integer_times FROM integer_times))
+         AS kernel_details_summary,
        -- the same, names cut to 64 characters, mean rounded to 0.01 µs
        py_trunc_kernel_details(stats) AS trunc_kernel_details,
        perf_params, has_perf_model,

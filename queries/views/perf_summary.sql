@@ -1,5 +1,5 @@
 -- name: perf_summary
--- version: 1
+-- version: 2
 -- kind: view
 -- description: The perf sheets' rows (GEMM, SDPA_fwd/_bwd, CONV_fwd/_bwd, Binary/UnaryElementwise, Normalization, Reduce_fwd/_bwd): op instances grouped by name and model params, with first-instance metrics and per-instance rate and kernel-time statistics.
 --
@@ -166,7 +166,8 @@ SELECT g.trace, g.sheet, g.part, g.name, g.params,
        g."Pct Roofline_median", g."Pct Roofline_std", g."Pct Roofline_min",
        g."Pct Roofline_max",
        g.kernel_stats,
-       py_kernel_details(g.kernel_stats) AS kernel_details__summarize_kernel_stats,
+       py_kernel_details(g.kernel_stats, (SELECT integer_times FROM integer_times))
+         AS kernel_details__summarize_kernel_stats,
        py_trunc_kernel_details(g.kernel_stats) AS trunc_kernel_details,
        py_json(g.input_dims_json) AS "Input Dims_first",
        py_json(g.input_types_json) AS "Input type_first",

@@ -23,6 +23,7 @@
 //! | `-- sheet: NAME` | output name (`NAME.csv`); default the query name |
 //! | `-- when: SQL` | run only when this scalar query is true |
 //! | `-- empty: write` | write the sheet even when it has no rows |
+//! | `-- integer_columns: A, B` | in a trace whose times are all JSON integers (view `integer_times`), write these columns (sums, minima, maxima of times) as integers, as TraceLens keeps them |
 //! | `-- empty_text: EXPR` | an empty sheet's CSV file holds the text EXPR gives instead of the header, unless it gives NULL (TraceLens's own empty files under `--tracelens-compat`) |
 //! | `-- drop_null_columns: PREFIX` | leave out the columns whose name starts with `PREFIX` and that are NULL in every row (e.g. `param:`, for columns only some data has) |
 //! | `-- platform_columns: PREFIX, ...` | leave out the columns whose name starts with one of the prefixes when the session has no platform (`--platform`, `SET platform`, or detected): the roofline columns |

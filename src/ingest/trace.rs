@@ -430,6 +430,12 @@ pub struct RawTrace {
     pub thread_names: HashMap<(u32, u32), String>,
     /// Top-level keys other than `traceEvents`, as raw JSON.
     pub metadata: Vec<(String, String)>,
+    /// Events whose `ts` or `dur` is written with a fraction or an exponent. A
+    /// trace with none writes its times as integers, and the reports keep them
+    /// integers as TraceLens does (trace_meta's `integer_times`).
+    pub fractional_times: u64,
+    /// Events with a `ts` or a `dur`.
+    pub timed_events: u64,
     /// The input file as it was when read (None for standard input and other
     /// inputs that cannot be read again): `events.args` is read back from it.
     pub stamp: Option<FileStamp>,
@@ -535,6 +541,8 @@ impl RawTrace {
         self.kind.push(kind);
         self.ts.push(ev.ts);
         self.dur.push(ev.dur);
+        self.fractional_times += u64::from(ev.fractional_time);
+        self.timed_events += u64::from(ev.ts.is_some() || ev.dur.is_some());
         self.correlation.push(ev.correlation);
         self.external_id.push(ev.external_id);
         self.stream.push(ev.stream);
@@ -583,6 +591,8 @@ impl RawTrace {
         self.kind.extend_from_slice(&part.kind);
         self.ts.extend(&part.ts);
         self.dur.extend(&part.dur);
+        self.fractional_times += part.fractional_times;
+        self.timed_events += part.timed_events;
         self.correlation.extend(&part.correlation);
         self.external_id.extend(&part.external_id);
         self.stream.extend(&part.stream);
@@ -634,6 +644,8 @@ impl RawTrace {
             process_labels,
             thread_names,
             metadata,
+            fractional_times,
+            timed_events,
             stamp,
             recent,
         } = self;
@@ -657,6 +669,8 @@ impl RawTrace {
         process_labels.clear();
         thread_names.clear();
         metadata.clear();
+        *fractional_times = 0;
+        *timed_events = 0;
         *stamp = None;
         *recent = [0; 5];
     }

@@ -1,7 +1,8 @@
 //! Running the catalog's report queries and writing their sheets.
 //!
 //! Which sheets exist, what they contain and when they apply is all in the SQL
-//! files (`-- when:`, `-- sheet:`, `-- empty:`, `-- empty_text:`, `-- drop_null_columns:`,
+//! files (`-- when:`, `-- sheet:`, `-- empty:`, `-- empty_text:`, `-- integer_columns:`,
+//! `-- drop_null_columns:`,
 //! `-- column_order_from:` headers, see [`crate::catalog`]); this module only runs
 //! them in order, shapes their columns as the headers say and hands the results
 //! to a writer.
@@ -106,6 +107,7 @@ pub fn fingerprint(engine: &Engine) -> String {
 pub async fn run_reports(engine: &Engine, only: Option<&[String]>) -> Result<Vec<Sheet>, Error> {
     let reports = selected_reports(engine.catalog(), only)?;
     let has_platform = engine.platform().is_some();
+    let integer_times = integer_times(&engine.runner()).await?;
     // The reports are the parallelism: each runs on one partition.
     let _partitions = (reports.len() > 1).then(|| engine.one_partition_per_query());
     let conditions = Arc::new(Conditions::default());
@@ -114,7 +116,7 @@ pub async fn run_reports(engine: &Engine, only: Option<&[String]>) -> Result<Vec
         let (runner, query) = (engine.runner(), query.clone());
         let conditions = Arc::clone(&conditions);
         tasks.spawn(async move {
-            let sheet = run_report(&runner, &conditions, &query, has_platform).await;
+            let sheet = run_report(&runner, &conditions, &query, has_platform, integer_times).await;
             (position, sheet)
         });
     }
@@ -162,6 +164,7 @@ async fn run_report(
     conditions: &Conditions,
     query: &Query,
     has_platform: bool,
+    integer_times: bool,
 ) -> Result<Option<Sheet>, Error> {
     let _timing = crate::timing::Phase::start(&query.name);
     if !conditions
@@ -184,6 +187,11 @@ async fn run_report(
             .map(|f| f.name().clone())
             .collect(),
         None => plan_header(runner, query).await?,
+    };
+    let batches = if integer_times {
+        integer_columns(query, &header, batches).map_err(|e| report_error(query, e))?
+    } else {
+        batches
     };
     let (header, batches) =
         shape_columns(query, header, batches, has_platform).map_err(|e| report_error(query, e))?;
@@ -304,6 +312,98 @@ fn shape_columns(
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| e.to_string())?;
     Ok((header, batches))
+}
+
+/// Whether the session's traces write their times as integers: the catalog's
+/// view `integer_times` (false when a catalog has no such view).
+async fn integer_times(runner: &SqlRunner) -> Result<bool, Error> {
+    use datafusion::arrow::array::{Array, AsArray};
+    const VIEW: &str = "integer_times";
+    if runner.context().table_exist(VIEW).ok() != Some(true) {
+        return Ok(false);
+    }
+    let results = runner
+        .run_sql(&format!("SELECT {VIEW} FROM {VIEW}"))
+        .await
+        .map_err(|e| Error::query(format!("view {VIEW}: {e}")))?;
+    let batch = results.into_iter().flatten().next();
+    Ok(batch.is_some_and(|b| {
+        b.num_rows() == 1
+            && b.column(0)
+                .as_boolean_opt()
+                .is_some_and(|c| c.is_valid(0) && c.value(0))
+    }))
+}
+
+/// `-- integer_columns: A, B`: in a trace whose times are integers, those
+/// columns (sums, minima and maxima of times) are written as integers, as
+/// TraceLens keeps them (pandas int64). A column is converted only when every
+/// value in it is whole; a column the result lacks is an error.
+fn integer_columns(
+    query: &Query,
+    header: &[String],
+    batches: Vec<RecordBatch>,
+) -> Result<Vec<RecordBatch>, String> {
+    use datafusion::arrow::array::{Array, AsArray};
+    use datafusion::arrow::compute::cast;
+    use datafusion::arrow::datatypes::{DataType, Field, Float64Type, Schema};
+    let Some(list) = query.extra.get("integer_columns") else {
+        return Ok(batches);
+    };
+    let Some(first) = batches.first() else {
+        return Ok(batches);
+    };
+    let mut convert = Vec::new();
+    for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+        let Some(at) = header.iter().position(|h| h == name) else {
+            return Err(format!(
+                "-- integer_columns: the result has no column `{name}`"
+            ));
+        };
+        if first.schema().field(at).data_type() != &DataType::Float64 {
+            continue;
+        }
+        let whole = batches.iter().all(|b| {
+            let values = b.column(at).as_primitive::<Float64Type>();
+            (0..values.len()).all(|i| {
+                values.is_null(i)
+                    || (values.value(i).fract() == 0.0 && values.value(i).abs() < 9.0e15)
+            })
+        });
+        if whole {
+            convert.push(at);
+        }
+    }
+    if convert.is_empty() {
+        return Ok(batches);
+    }
+    let fields: Vec<Field> = first
+        .schema()
+        .fields()
+        .iter()
+        .enumerate()
+        .map(|(i, f)| match convert.contains(&i) {
+            true => f.as_ref().clone().with_data_type(DataType::Int64),
+            false => f.as_ref().clone(),
+        })
+        .collect();
+    let schema = std::sync::Arc::new(Schema::new(fields));
+    batches
+        .iter()
+        .map(|b| {
+            let columns = b
+                .columns()
+                .iter()
+                .enumerate()
+                .map(|(i, c)| match convert.contains(&i) {
+                    true => cast(c, &DataType::Int64),
+                    false => Ok(c.clone()),
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            RecordBatch::try_new(schema.clone(), columns)
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| e.to_string())
 }
 
 /// The first non-NULL value of list-of-strings column `at`.

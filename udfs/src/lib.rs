@@ -115,7 +115,7 @@ pub const FUNCTIONS: &[FunctionDoc] = &[
         returns: "UTF8 Python list of strings",
     },
     FunctionDoc {
-        usage: "py_kernel_details(kernel_stats result)",
+        usage: "py_kernel_details(kernel_stats result [, integer_times BOOLEAN])",
         kind: "scalar",
         returns: "UTF8 kernel_details_summary cell",
     },

@@ -43,7 +43,18 @@ const TRUNC_LENGTH: usize = 64;
 ///
 /// Statistics that are `None` are left out of the dict, as TraceLens does when a
 /// position collected no durations; a `None` stream prints `None`.
-pub fn render_kernel_details(entries: &[KernelStats]) -> String {
+///
+/// With `integer_times` (the trace writes its times as integers) the total,
+/// minimum and maximum print as `np.int64(…)` when whole, as numpy keeps the
+/// int64 of integer durations; mean, median and std are floats either way.
+pub fn render_kernel_details(entries: &[KernelStats], integer_times: bool) -> String {
+    let exact = |v: f64| {
+        if integer_times && v.fract() == 0.0 && v.abs() < 9.0e15 {
+            format!("np.int64({})", v as i64)
+        } else {
+            numpy_float64_repr(v)
+        }
+    };
     let mut out = String::from("[");
     for (i, e) in entries.iter().enumerate() {
         if i > 0 {
@@ -55,19 +66,24 @@ pub fn render_kernel_details(entries: &[KernelStats]) -> String {
             python_str_repr(&e.name),
             python_int(e.stream),
             e.count,
-            numpy_float64_repr(e.total_duration_us)
+            exact(e.total_duration_us)
         )
         .expect("String write");
         let stats = [
-            ("mean_duration_us", e.mean_duration_us),
-            ("median_duration_us", e.median_duration_us),
-            ("std_dev_duration_us", e.std_dev_duration_us),
-            ("min_duration_us", e.min_duration_us),
-            ("max_duration_us", e.max_duration_us),
+            ("mean_duration_us", e.mean_duration_us, false),
+            ("median_duration_us", e.median_duration_us, false),
+            ("std_dev_duration_us", e.std_dev_duration_us, false),
+            ("min_duration_us", e.min_duration_us, true),
+            ("max_duration_us", e.max_duration_us, true),
         ];
-        for (key, value) in stats {
+        for (key, value, keeps_type) in stats {
             if let Some(v) = value {
-                write!(out, ", '{key}': {}", numpy_float64_repr(v)).expect("String write");
+                let text = if keeps_type {
+                    exact(v)
+                } else {
+                    numpy_float64_repr(v)
+                };
+                write!(out, ", '{key}': {text}").expect("String write");
             }
         }
         out.push('}');
@@ -170,29 +186,46 @@ fn decode_stats(function: &str, array: &ArrayRef) -> Result<Vec<Option<Vec<Kerne
     Ok(out)
 }
 
-/// Shared body of the two functions: decode each row and render it.
+/// Shared body of the two functions: decode each row and render it; the
+/// optional second argument is the `integer_times` flag (see
+/// [`render_kernel_details`]), NULL or absent meaning false.
 fn invoke(
     function: &str,
     args: ScalarFunctionArgs,
-    render: fn(&[KernelStats]) -> Option<String>,
+    render: fn(&[KernelStats], bool) -> Option<String>,
 ) -> Result<ColumnarValue> {
     let input = args.args[0].to_array(args.number_rows)?;
+    let flags = match args.args.get(1) {
+        Some(flag) => Some(flag.to_array(args.number_rows)?),
+        None => None,
+    };
+    let flags = flags.as_ref().map(|f| f.as_boolean());
     let mut out = StringBuilder::new();
-    for summary in decode_stats(function, &input)? {
-        out.append_option(summary.as_deref().and_then(render));
+    for (row, summary) in decode_stats(function, &input)?.into_iter().enumerate() {
+        let integer = flags.is_some_and(|f| f.is_valid(row) && f.value(row));
+        out.append_option(summary.as_deref().and_then(|s| render(s, integer)));
     }
     Ok(ColumnarValue::Array(Arc::new(out.finish()) as ArrayRef))
 }
 
 fn coerce(function: &str, arg_types: &[DataType], required: &[&str]) -> Result<Vec<DataType>> {
-    let [arg] = arg_types else {
-        return plan_err!("{function} takes 1 argument, got {}", arg_types.len());
-    };
-    Ok(vec![coerce_list_of_structs(function, arg, required)?])
+    match arg_types {
+        [arg] => Ok(vec![coerce_list_of_structs(function, arg, required)?]),
+        [arg, flag] if matches!(flag, DataType::Boolean | DataType::Null) => Ok(vec![
+            coerce_list_of_structs(function, arg, required)?,
+            DataType::Boolean,
+        ]),
+        [_, flag] => plan_err!("{function}: integer_times must be a boolean, got {flag}"),
+        _ => plan_err!(
+            "{function} takes 1 or 2 arguments (stats [, integer_times]), got {}",
+            arg_types.len()
+        ),
+    }
 }
 
-/// `py_kernel_details(LIST<STRUCT<name, stream, count, total_duration_us, …>>) -> UTF8`:
-/// the `kernel_details_summary` cell for a [`crate::kernel_stats`] result.
+/// `py_kernel_details(LIST<STRUCT<name, stream, count, total_duration_us, …>>
+/// [, integer_times BOOLEAN]) -> UTF8`: the `kernel_details_summary` cell for a
+/// [`crate::kernel_stats`] result (integer_times: see [`render_kernel_details`]).
 ///
 /// An empty list prints `[]` (as the reference does for ops without kernels); a
 /// NULL list gives NULL.
@@ -237,8 +270,8 @@ impl ScalarUDFImpl for PyKernelDetails {
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
-        invoke(self.name(), args, |entries| {
-            Some(render_kernel_details(entries))
+        invoke(self.name(), args, |entries, integer_times| {
+            Some(render_kernel_details(entries, integer_times))
         })
     }
 }
@@ -284,7 +317,9 @@ impl ScalarUDFImpl for PyTruncKernelDetails {
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
-        invoke(self.name(), args, render_trunc_kernel_details)
+        invoke(self.name(), args, |entries, _| {
+            render_trunc_kernel_details(entries)
+        })
     }
 }
 
@@ -315,7 +350,7 @@ mod tests {
             .collect();
         let summary = summarize_kernel_stats(&instances);
         assert_eq!(
-            render_kernel_details(&summary),
+            render_kernel_details(&summary, false),
             format!(
                 "[{{'name': '{CUTLASS}', 'stream': 7, 'count': 17, \
                  'total_duration_us': np.float64(98.718), \
@@ -350,7 +385,7 @@ mod tests {
     fn short_names_none_streams_and_missing_statistics() {
         let e = [entry("Memset (Device)", Some(0.828125)), entry("k", None)];
         assert_eq!(
-            render_kernel_details(&e),
+            render_kernel_details(&e, false),
             "[{'name': 'Memset (Device)', 'stream': None, 'count': 2, \
              'total_duration_us': np.float64(1.5), 'mean_duration_us': np.float64(0.828125), \
              'median_duration_us': np.float64(0.828125)}, \
@@ -361,13 +396,36 @@ mod tests {
             "[{'name': 'Memset (Device)', 'stream': None, 'mean_duration_us': np.float64(0.83)}, \
              {'name': 'k', 'stream': None, 'mean_duration_us': 0}]"
         );
-        assert_eq!(render_kernel_details(&[]), "[]");
+        assert_eq!(render_kernel_details(&[], false), "[]");
         assert_eq!(render_trunc_kernel_details(&[]), None);
         // Exactly 64 characters: kept whole.
         let n64 = "x".repeat(64);
         assert!(render_trunc_kernel_details(&[entry(&n64, Some(1.0))])
             .unwrap()
             .contains(&format!("'{n64}'")));
+    }
+
+    /// A trace with integer times: total, min and max stay numpy ints (whole
+    /// values only), mean/median/std floats, as TraceLens prints them.
+    #[test]
+    fn integer_times_keep_sums_and_extremes_integer() {
+        let mut e = entry("k", Some(41.333333333333336));
+        e.total_duration_us = 124.0;
+        e.count = 3;
+        e.stream = Some(7);
+        e.median_duration_us = Some(41.0);
+        e.min_duration_us = Some(40.0);
+        e.max_duration_us = Some(43.5);
+        assert_eq!(
+            render_kernel_details(std::slice::from_ref(&e), true),
+            "[{'name': 'k', 'stream': 7, 'count': 3, 'total_duration_us': np.int64(124), \
+             'mean_duration_us': np.float64(41.333333333333336), \
+             'median_duration_us': np.float64(41.0), 'min_duration_us': np.int64(40), \
+             'max_duration_us': np.float64(43.5)}]"
+        );
+        assert!(
+            render_kernel_details(&[e], false).contains("'total_duration_us': np.float64(124.0)")
+        );
     }
 
     #[tokio::test]

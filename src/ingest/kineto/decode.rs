@@ -29,9 +29,9 @@ struct EventFields<'a> {
     #[serde(borrow, default)]
     tid: Option<&'a RawValue>,
     #[serde(default)]
-    ts: Option<f64>,
+    ts: Option<TimeValue>,
     #[serde(default)]
-    dur: Option<f64>,
+    dur: Option<TimeValue>,
     #[serde(borrow, default)]
     id: Option<&'a RawValue>,
     #[serde(borrow, default)]
@@ -64,6 +64,48 @@ struct ArgFields<'a> {
     /// `labels` of process_labels metadata events.
     #[serde(borrow, default)]
     labels: Option<&'a RawValue>,
+}
+
+/// A `ts` / `dur` number, and whether it was written with a fraction or an
+/// exponent: Python reads such a number as a float and any other as an int, and
+/// TraceLens's columns keep that type (an all-integer trace prints `11055`, not
+/// `11055.0`).
+#[derive(Clone, Copy)]
+struct TimeValue {
+    value: f64,
+    fractional: bool,
+}
+
+impl<'de> Deserialize<'de> for TimeValue {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = TimeValue;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                // serde's own word for a number read as f64, as users saw it before.
+                f.write_str("f64")
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<TimeValue, E> {
+                Ok(TimeValue {
+                    value: v as f64,
+                    fractional: false,
+                })
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<TimeValue, E> {
+                Ok(TimeValue {
+                    value: v as f64,
+                    fractional: false,
+                })
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<TimeValue, E> {
+                Ok(TimeValue {
+                    value: v,
+                    fractional: true,
+                })
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 /// An integer argument that tolerates floats and numeric strings and reads
@@ -130,6 +172,9 @@ pub struct Event<'a> {
     pub tid: Option<Cow<'a, str>>,
     pub ts: Option<f64>,
     pub dur: Option<f64>,
+    /// `ts` or `dur` was written with a fraction or an exponent (a float to
+    /// Python, see [`TimeValue`]).
+    pub fractional_time: bool,
     pub flow_id: Option<i64>,
     /// The raw `args` object.
     pub args: Option<&'a str>,
@@ -175,7 +220,8 @@ pub fn push_event(trace: &mut RawTrace, bytes: &[u8], at: u64) -> Result<(), Eve
     }
     let ev: EventFields = serde_json::from_slice(bytes).map_err(|e| serde_problem(&e, bytes, 0))?;
     let kind = EventKind::classify(ev.cat.as_deref(), ev.ph.as_deref());
-    check_times(kind, ev.cat.as_deref(), ev.ts, ev.dur)?;
+    let (ts, dur) = (ev.ts.map(|t| t.value), ev.dur.map(|t| t.value));
+    check_times(kind, ev.cat.as_deref(), ts, dur)?;
 
     let args = match ev.args {
         Some(raw) if raw.get().starts_with('{') => Some(raw),
@@ -197,8 +243,10 @@ pub fn push_event(trace: &mut RawTrace, bytes: &[u8], at: u64) -> Result<(), Eve
         name: ev.name,
         pid: ev.pid.and_then(|v| id_text(v.get())).map(Cow::Owned),
         tid: ev.tid.and_then(|v| id_text(v.get())).map(Cow::Owned),
-        ts: ev.ts,
-        dur: ev.dur,
+        ts,
+        dur,
+        fractional_time: ev.ts.is_some_and(|t| t.fractional)
+            || ev.dur.is_some_and(|t| t.fractional),
         flow_id: ev.id.and_then(flow_id),
         args: raw(args),
         external_id: fields.external_id.0,

@@ -125,8 +125,8 @@ impl<'a> Cursor<'a> {
                 NAME => ev.name = self.opt_string()?,
                 PID => ev.pid = self.id_text()?,
                 TID => ev.tid = self.id_text()?,
-                TS => ev.ts = self.opt_f64()?,
-                DUR => ev.dur = self.opt_f64()?,
+                TS => ev.ts = self.opt_time(&mut ev.fractional_time)?,
+                DUR => ev.dur = self.opt_time(&mut ev.fractional_time)?,
                 ID => ev.flow_id = self.lenient_int()?,
                 ARGS => self.args(&mut ev)?,
                 _ => self.skip_value(0)?,
@@ -209,12 +209,16 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    /// `null` (None) or a number: ts, dur. Out-of-range numbers are serde's to report.
-    fn opt_f64(&mut self) -> Option<Option<f64>> {
+    /// `null` (None) or a number: ts, dur; sets `fractional` when the number has
+    /// a fraction or an exponent (see `decode::TimeValue`). Out-of-range numbers
+    /// are serde's to report.
+    fn opt_time(&mut self, fractional: &mut bool) -> Option<Option<f64>> {
         match self.peek()? {
             b'n' => self.literal(b"null").map(|_| None),
             _ => {
-                let v: f64 = self.number()?.parse().ok()?;
+                let token = self.number()?;
+                *fractional |= token.bytes().any(|b| matches!(b, b'.' | b'e' | b'E'));
+                let v: f64 = token.parse().ok()?;
                 v.is_finite().then_some(Some(v))
             }
         }

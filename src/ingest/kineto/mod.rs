@@ -219,12 +219,58 @@ mod tests {
             "{taken} parts taken of {chunks} chunks"
         );
         assert_eq!(alone.len(), 40_000);
+        // Integer-or-float times are counted alike on both paths.
+        assert_eq!(
+            (alone.fractional_times, alone.timed_events),
+            (ahead.fractional_times, ahead.timed_events)
+        );
+        assert!(alone.fractional_times > 0);
         let (alone, ahead) = (digest(&alone), digest(&ahead));
         assert_eq!(alone.len(), ahead.len());
         for (a, b) in alone.iter().zip(&ahead) {
             assert_eq!(a, b);
         }
         assert!(alone.iter().any(|r| r.contains("thread 0 t0 worker")));
+    }
+
+    /// Python reads a number with a fraction or an exponent as a float and any
+    /// other as an int; both decoders (the fast path, and serde for an event it
+    /// leaves alone, here one with an escaped key) count the events whose times
+    /// are floats, so `trace_meta.integer_times` says what TraceLens would keep.
+    #[test]
+    fn integer_and_fractional_times_are_told_apart_by_both_decoders() {
+        let event = |cat_key: &str, ts: &str, dur: &str| {
+            format!(
+                r#"{{"ph":"X","{cat_key}":"cpu_op","name":"a","pid":1,"tid":1,"ts":{ts},"dur":{dur}}}"#
+            )
+        };
+        let count = |events: &[String]| {
+            let json = format!(r#"{{"traceEvents":[{}]}}"#, events.join(","));
+            let file = write_trace(&json);
+            let (trace, _) = load_with(file.path().to_str().unwrap(), false).unwrap();
+            (trace.fractional_times, trace.timed_events)
+        };
+        let (fast, serde) = ("cat", "c\\u0061t");
+        assert_eq!(
+            count(&[event(fast, "1", "2"), event(serde, "3", "4")]),
+            (0, 2)
+        );
+        assert_eq!(
+            count(&[event(fast, "1.5", "2"), event(serde, "3", "4")]),
+            (1, 2)
+        );
+        assert_eq!(
+            count(&[event(fast, "1", "2"), event(serde, "3", "4.0")]),
+            (1, 2)
+        );
+        assert_eq!(
+            count(&[event(fast, "1e3", "2"), event(serde, "3E1", "4")]),
+            (2, 2)
+        );
+        assert_eq!(
+            count(&[event(fast, "-7", "0"), event(serde, "3", "null")]),
+            (0, 2)
+        );
     }
 
     #[test]

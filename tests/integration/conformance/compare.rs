@@ -177,6 +177,12 @@ fn looks_literal(cell: &str) -> bool {
     cell.starts_with(['(', '[', '{'])
 }
 
+/// Whether a number cell is written as an integer (no fraction, exponent, inf
+/// or nan).
+fn is_int_text(cell: &str) -> bool {
+    !cell.contains(['.', 'e', 'E', 'i', 'n'])
+}
+
 fn parse_num(cell: &str) -> Option<f64> {
     // Rust also accepts "infinity" and friends; pandas writes "inf", "-inf".
     cell.parse::<f64>().ok()
@@ -192,6 +198,11 @@ pub fn cell_diff(ours: &str, reference: &str) -> Option<String> {
         return Some("missing value on one side".into());
     }
     if let (Some(a), Some(b)) = (parse_num(ours), parse_num(reference)) {
+        // pandas prints an int64 column `11055` and a float64 one `11055.0`: the
+        // type is part of the output (a trace with integer times keeps ints).
+        if is_int_text(ours) != is_int_text(reference) {
+            return Some("an integer on one side, a float on the other".into());
+        }
         if pylit::nums_equal(a, b) {
             return None;
         }
@@ -545,7 +556,6 @@ aten::copy_,0.0,4,['other'],0.0
             ("", "nan"),
             ("None", ""),
             ("NaN", "None"),
-            ("7", "7.0"),
             ("1e-05", "0.00001"),
             ("inf", "inf"),
             ("0.0", "-0.0"),
@@ -568,6 +578,9 @@ aten::copy_,0.0,4,['other'],0.0
             ("inf", "1e308"),
             ("True", "1"),
             ("['GEMM']", "['gemm']"),
+            // pandas' int64 and float64 columns print differently.
+            ("7", "7.0"),
+            ("11055.0", "11055"),
             ("(512,)", "[512]"),
             ("aten::add", "aten::add "),
             ("(unparsable", "(unparsable "),
@@ -577,11 +590,15 @@ aten::copy_,0.0,4,['other'],0.0
         }
     }
 
-    /// Perturb the number in cell (row, col) by a relative amount.
+    /// Perturb the number in cell (row, col) by a relative amount (an integer
+    /// cell by at least 1, so that it stays an integer).
     fn perturb(t: &Table, row: usize, col: usize, rel: f64) -> Table {
         let mut t = t.clone();
-        let x: f64 = t.rows[row][col].parse().unwrap();
-        t.rows[row][col] = format!("{:?}", x * (1.0 + rel));
+        let cell = &t.rows[row][col];
+        t.rows[row][col] = match cell.parse::<i64>() {
+            Ok(n) => (n + ((n as f64 * rel).abs().ceil() as i64).max(1)).to_string(),
+            Err(_) => format!("{:?}", cell.parse::<f64>().unwrap() * (1.0 + rel)),
+        };
         t
     }
 
@@ -604,6 +621,9 @@ aten::copy_,0.0,4,['other'],0.0
     fn perturbation_by_1e9_passes() {
         let t = table(OPS_SUMMARY);
         for (row, col) in [(0, 1), (1, 1), (0, 4), (2, 2)] {
+            if t.rows[row][col].parse::<i64>().is_ok() {
+                continue; // an integer cannot change by 1e-9
+            }
             let ours = perturb(&t, row, col, 1e-9);
             assert_ne!(ours, t);
             let r = compare(&spec("ops_summary"), &ours, &t);
@@ -706,7 +726,8 @@ aten::copy_,0.0,4,['other'],0.0
 
     #[test]
     fn keys_are_normalized() {
-        // Kernel stream 7 vs 7.0, and literal spacing, still pair the rows.
+        // Kernel stream 7 vs 7.0, and literal spacing, still pair the rows (the
+        // int-or-float difference is reported on the cell).
         let reference = table(
             "Parent op category,Parent cpu_op,Kernel name,Kernel stream,Kernel duration (µs)_sum\n\
              GEMM,aten::addmm,k1,7,3.0\n\
@@ -718,7 +739,9 @@ aten::copy_,0.0,4,['other'],0.0
              nan,None,k2,7,2.0\n",
         );
         let r = compare(&spec("kernel_summary"), &ours, &reference);
-        assert_eq!(r.mismatches, vec![]);
+        assert_eq!(r.matched_rows, 1);
+        assert_eq!(r.mismatches.len(), 1, "{:?}", r.mismatches);
+        assert_eq!(r.mismatches[0].column, "Kernel stream");
         // GPU-only traces have no Parent cpu_op column: the key uses what exists.
         let gpu_only = table("Parent op category,Kernel name,Kernel stream,Kernel duration (µs)_sum\nruntime,k1,0,3.0\nruntime,k2,0,2.0\n");
         let r = compare(&spec("kernel_summary"), &gpu_only, &gpu_only);

@@ -85,11 +85,29 @@ pub fn data_dir() -> Option<PathBuf> {
 }
 
 /// Every `traces/**/<name>.json.gz` with a `<name>_perf_report_csvs/` beside it,
-/// sorted by id.
+/// sorted by id (`<platform>/<name>`).
 pub fn discover_traces(data: &Path) -> Vec<Trace> {
-    let root = data.join("traces");
+    discover_under(&data.join("traces"), "")
+}
+
+/// The project's own conformance fixtures: `fixtures/conformance/<name>.json`
+/// with TraceLens's CSVs beside it (made by `make_reference.py` there), as
+/// `fixtures/<name>`. They run in every checkout, with or without ../shared.
+pub fn fixture_traces() -> Vec<Trace> {
+    discover_under(&package_path("fixtures/conformance"), "fixtures/")
+}
+
+/// Every fixture trace, then every shared one when the data is there.
+fn traces_to_check(data: Option<&Path>) -> Vec<Trace> {
+    let mut traces = fixture_traces();
+    traces.extend(data.map(discover_traces).unwrap_or_default());
+    traces
+}
+
+/// Traces (`.json` or `.json.gz`) under `root` with reference CSVs beside them.
+fn discover_under(root: &Path, id_prefix: &str) -> Vec<Trace> {
     let mut out = Vec::new();
-    let mut stack = vec![root.clone()];
+    let mut stack = vec![root.to_path_buf()];
     while let Some(dir) = stack.pop() {
         let Ok(entries) = std::fs::read_dir(&dir) else {
             continue;
@@ -103,21 +121,24 @@ pub fn discover_traces(data: &Path) -> Vec<Trace> {
             let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
                 continue;
             };
-            let Some(stem) = name.strip_suffix(".json.gz") else {
+            let Some(stem) = name
+                .strip_suffix(".json.gz")
+                .or_else(|| name.strip_suffix(".json"))
+            else {
                 continue;
             };
             let csv_dir = path.with_file_name(format!("{stem}_perf_report_csvs"));
             if !csv_dir.is_dir() {
                 continue;
             }
-            let rel = path.strip_prefix(&root).unwrap().with_file_name(stem);
+            let rel = path.strip_prefix(root).unwrap().with_file_name(stem);
             let id = rel
                 .components()
                 .map(|c| c.as_os_str().to_string_lossy())
                 .collect::<Vec<_>>()
                 .join("/");
             out.push(Trace {
-                id,
+                id: format!("{id_prefix}{id}"),
                 json: path,
                 csv_dir,
             });
@@ -286,10 +307,11 @@ fn truncate(s: &str, n: usize) -> String {
     }
 }
 
-#[test]
-fn conformance() {
-    let mut log = String::new();
-    let Some(data) = data_dir() else {
+/// The shared conformance data; without it (a fresh clone) the harness checks
+/// the fixtures only, unless CI=true, which requires the data.
+fn shared_data_or_fixtures_only() -> Option<PathBuf> {
+    let data = data_dir();
+    if data.is_none() {
         let path = data_dir_path();
         if std::env::var("CI").as_deref() == Ok("true") {
             panic!(
@@ -297,13 +319,18 @@ fn conformance() {
                 path.display()
             );
         }
-        let _ = writeln!(
-            std::io::stderr(),
-            "skipped: conformance data not found at {} (set TRACESQL_CONFORMANCE)",
+        eprintln!(
+            "conformance data not found at {} (set TRACESQL_CONFORMANCE): checking fixtures/conformance only",
             path.display()
         );
-        return;
-    };
+    }
+    data
+}
+
+#[test]
+fn conformance() {
+    let mut log = String::new();
+    let data = shared_data_or_fixtures_only();
 
     // Which sheets and traces.
     let selected: Vec<&'static str> = match env_list("TRACESQL_CONFORMANCE_SHEETS") {
@@ -323,12 +350,14 @@ fn conformance() {
             .collect(),
         None => sheets::SHEETS.to_vec(),
     };
-    let all_traces = discover_traces(&data);
-    assert!(
-        !all_traces.is_empty(),
-        "no traces with reference CSVs under {}",
-        data.display()
-    );
+    let all_traces = traces_to_check(data.as_deref());
+    if let Some(data) = &data {
+        assert!(
+            !discover_traces(data).is_empty(),
+            "no traces with reference CSVs under {}",
+            data.display()
+        );
+    }
     let traces: Vec<Trace> = match env_list("TRACESQL_CONFORMANCE_TRACES") {
         Some(filters) => all_traces
             .iter()
@@ -389,7 +418,10 @@ fn conformance() {
     }
 
     // The table: one row per sheet, one column per trace.
-    let _ = writeln!(log, "\nconformance with TraceLens ({})", data.display());
+    let source = data.as_ref().map_or("fixtures only".to_string(), |d| {
+        format!("fixtures/conformance and {}", d.display())
+    });
+    let _ = writeln!(log, "\nconformance with TraceLens ({source})");
     let mut header = vec!["sheet".to_string()];
     header.extend((1..=runs.len()).map(|i| format!("T{i}")));
     let mut grid = vec![header];
@@ -566,8 +598,12 @@ fn conformance() {
     let trace_ids: Vec<&str> = all_traces.iter().map(|t| t.id.as_str()).collect();
     for (i, e) in expected.iter().enumerate() {
         let where_ = format!("differences.csv line {}", e.line);
+        let shared_entry = !e.trace.starts_with("fixtures/");
         if e.trace != "*" && !trace_ids.contains(&e.trace.as_str()) {
-            failures.push(format!("{where_}: no trace {:?}", e.trace));
+            // Without the shared data only the fixtures' entries can be checked.
+            if data.is_some() || !shared_entry {
+                failures.push(format!("{where_}: no trace {:?}", e.trace));
+            }
         } else if e.sheet != "*" && sheets::spec(&e.sheet).is_none() {
             failures.push(format!("{where_}: no sheet {:?}", e.sheet));
         } else if evaluated[i] && !used[i] {
@@ -622,21 +658,9 @@ fn run_traces(
 /// by the one flag, and nothing else differs.
 #[test]
 fn tracelens_compat_matches_exactly() {
-    let Some(data) = data_dir() else {
-        if std::env::var("CI").as_deref() == Ok("true") {
-            panic!(
-                "conformance data not found at {}",
-                data_dir_path().display()
-            );
-        }
-        eprintln!(
-            "skipped: conformance data not found at {}",
-            data_dir_path().display()
-        );
-        return;
-    };
-    let traces = discover_traces(&data);
-    assert!(!traces.is_empty(), "no traces under {}", data.display());
+    let data = shared_data_or_fixtures_only();
+    let traces = traces_to_check(data.as_deref());
+    assert!(!traces.is_empty(), "no conformance traces");
     let runs = run_traces(&traces, sheets::SHEETS, None, Mode::Compat, 4);
     let mut failures = Vec::new();
     let mut compared = 0;

@@ -311,14 +311,6 @@ pub fn nums_equal(a: f64, b: f64) -> bool {
     (a - b).abs() <= REL_TOL * a.abs().max(b.abs())
 }
 
-fn as_f64(v: &Value) -> Option<f64> {
-    match v {
-        Value::Int(n) => Some(*n as f64),
-        Value::Float(x) => Some(*x),
-        _ => None,
-    }
-}
-
 /// `None` when `a` equals `b` structurally (numbers within tolerance); otherwise
 /// a short description of the first difference, with its path.
 pub fn diff(a: &Value, b: &Value) -> Option<String> {
@@ -336,11 +328,11 @@ fn diff_at(a: &Value, b: &Value, path: &mut String) -> Option<String> {
     };
     match (a, b) {
         (Value::Int(x), Value::Int(y)) if x == y => None,
-        (Value::Int(_) | Value::Float(_), Value::Int(_) | Value::Float(_))
-            if !matches!((a, b), (Value::Int(_), Value::Int(_)))
-                && nums_equal(as_f64(a).unwrap(), as_f64(b).unwrap()) =>
-        {
-            None
+        (Value::Float(x), Value::Float(y)) if nums_equal(*x, *y) => None,
+        // `np.int64(5)` and `np.float64(5.0)` are different outputs (a trace with
+        // integer times keeps ints), however close the values.
+        (Value::Int(_), Value::Float(_)) | (Value::Float(_), Value::Int(_)) => {
+            here(path, format!("int vs float: {a} vs {b}"))
         }
         (Value::None, Value::None) => None,
         (Value::Bool(x), Value::Bool(y)) if x == y => None,
@@ -540,7 +532,10 @@ mod tests {
         ));
         assert!(eq("{'a': 1, 'b': 2}", "{'b': 2, 'a': 1}"));
         assert!(eq("{1, 2}", "{2, 1}"));
-        assert!(eq("(1.0, nan)", "(1, nan)"));
+        assert!(eq("(1.0, nan)", "(1.0, nan)"));
+        // An int and a float are different outputs, however close.
+        assert!(!eq("(1.0, nan)", "(1, nan)"));
+        assert!(!eq("[np.int64(5)]", "[np.float64(5.0)]"));
         assert!(eq("[1.0000000001]", "[1.0]"));
         assert!(!eq("[1.001]", "[1.0]"));
         assert!(!eq("(1,)", "[1]"));

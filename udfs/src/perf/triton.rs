@@ -477,6 +477,10 @@ pub fn triton_compiled(op: &OpArgs, semantics: Semantics) -> Result<Perf, ModelE
     };
     let mut bytes: i128 = 0;
     let mut first_pointer: Option<&str> = None;
+    // The precision comes from the first pointer of a known size: inputs that
+    // are all plain `int` / `bool` (size 0 in the reference's table) leave the
+    // Compute Spec empty, as TraceLens does.
+    let mut first_sized: Option<&str> = None;
     for (shape, dtype) in dims.iter().zip(types) {
         let Some(dtype) = dtype.as_str() else {
             continue;
@@ -490,13 +494,16 @@ pub fn triton_compiled(op: &OpArgs, semantics: Semantics) -> Result<Perf, ModelE
         })?;
         bytes += prod(&shape) * size(dtype) as i128;
         first_pointer.get_or_insert(dtype);
+        if size(dtype) > 0 {
+            first_sized.get_or_insert(dtype);
+        }
     }
     if kind == "poi" {
         if let Some(first) = first_pointer {
             bytes += size(first) as i128 * xnumel as i128;
         }
     }
-    let precision = first_pointer.and_then(|d| {
+    let precision = first_sized.and_then(|d| {
         if semantics.fixes(Fix::TritonDtypes) {
             dtype::precision(d).map(str::to_string)
         } else {
@@ -597,6 +604,36 @@ mod tests {
         .unwrap();
         assert_eq!(corrected.bytes, Some(big * 2.0 + 2048.0 * 2.0 + big * 4.0));
         assert_eq!(corrected.compute_spec.as_deref(), Some("vector_bf16"));
+    }
+
+    /// Precision is the first pointer of a known size: `int` / `bool` tensors
+    /// (size 0 in the reference's table) are skipped, and a kernel with only such
+    /// inputs has no Compute Spec (TraceLens leaves the cell empty).
+    #[test]
+    fn compute_spec_skips_pointers_of_unknown_size() {
+        let mixed = run(
+            "triton_poi_fused_add_0",
+            "[[64], [64], []]",
+            r#"["int", "c10::Half", "Scalar"]"#,
+            None,
+            r#"["", "", "64"]"#,
+            &[],
+        )
+        .unwrap();
+        assert_eq!(mixed.compute_spec.as_deref(), Some("vector_half"));
+        // The pointwise output term still takes the first pointer's size (0).
+        assert_eq!(mixed.bytes, Some(64.0 * 2.0));
+        let ints = run(
+            "triton_poi_fused_eq_1",
+            "[[64], [64], []]",
+            r#"["int", "bool", "Scalar"]"#,
+            None,
+            r#"["", "", "64"]"#,
+            &[],
+        )
+        .unwrap();
+        assert_eq!(ints.compute_spec, None);
+        assert_eq!(ints.bytes, Some(0.0));
     }
 
     #[test]
