@@ -429,6 +429,12 @@ fn report(
             let engine = engine_with(vec![trace], catalog)?;
             let name = engine.trace_names().first().cloned().unwrap_or_default();
             let sheets = rt.block_on(run_reports(&engine, selection))?;
+            for (trace, line) in rt
+                .block_on(tracesql::report::trace_health_lines(&engine))?
+                .unwrap_or_default()
+            {
+                eprintln!("{trace}: {line}");
+            }
             let platform = engine.platform();
             let done = Reported {
                 name: &name,

@@ -1,5 +1,5 @@
 -- name: findings
--- version: 1
+-- version: 2
 -- kind: view
 -- description: The analyzer's findings: every rule's rows (table findings_raw) with priority, projected impact and rank, in report order.
 --
@@ -42,7 +42,7 @@
 --   priority_order: 1..4, critical first
 --   impact_pct_e2e: impact_ms_at_80 as % of the trace's GPU span
 --   finding_rank: 1.. in report order: priority, impact at 80% (largest first), then
---     rule, subject
+--     rule, subject, metric, value, message (a total order: two runs rank alike)
 WITH total AS (SELECT max(total_time) AS total_us FROM gpu_time_totals),
 prioritized AS (
   SELECT f.*,
@@ -79,7 +79,8 @@ SELECT p.*,
        CAST(row_number() OVER (
          ORDER BY CASE p.priority WHEN 'critical' THEN 1 WHEN 'high' THEN 2
                                   WHEN 'medium' THEN 3 ELSE 4 END,
-                  p.impact_ms_at_80 DESC NULLS LAST, p.rule, p.subject
+                  p.impact_ms_at_80 DESC NULLS LAST, p.rule, p.subject, p.metric,
+                  p.value, p.message
        ) AS BIGINT) AS finding_rank
 FROM prioritized p CROSS JOIN total t
 ORDER BY finding_rank

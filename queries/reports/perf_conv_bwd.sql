@@ -1,5 +1,5 @@
 -- name: perf_conv_bwd
--- version: 2
+-- version: 3
 -- kind: report
 -- order: 10
 -- sheet: CONV_bwd
@@ -7,6 +7,7 @@
 -- integer_columns: Kernel Time (µs)_sum, Kernel Time (µs)_min, Kernel Time (µs)_max
 -- when: (SELECT count(*) FROM ops) > 0
 -- drop_null_columns: param: 
+-- mixed_numbers_as_float: param:
 -- column_order_from: param_order
 -- platform_columns: Roofline , Pct Roofline
 --

@@ -1,5 +1,5 @@
 -- name: short_kernel_histogram
--- version: 1
+-- version: 2
 -- kind: report
 -- order: 21
 -- empty: write
@@ -17,3 +17,4 @@ FROM (
   FROM kernels
   WHERE cat = 'kernel' AND dur < 10
 )
+ORDER BY bin_start, bin_end

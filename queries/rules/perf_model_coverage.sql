@@ -1,5 +1,5 @@
 -- name: perf_model_coverage
--- version: 1
+-- version: 2
 -- kind: rule
 -- description: Validation: op names with GPU kernel time but no perf model (no FLOPs or bytes, so no efficiency): info, one finding per name holding at least 1% of the total GPU time.
 --
@@ -9,7 +9,7 @@
 -- category_share_pct NULL; time_us the name's GPU time (no impact: efficiency unknown).
 WITH per_name AS (
   SELECT name, min(category) AS category, sum(instances) AS instances, sum(time_us) AS time_us,
-         max(total_time_us) AS total_time_us, flatten(array_agg(uids)) AS uids
+         max(total_time_us) AS total_time_us, flatten(array_agg(uids ORDER BY category, shape)) AS uids
   FROM analyze_ops
   WHERE perf_model(name) IS NULL
   GROUP BY name

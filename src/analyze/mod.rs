@@ -41,6 +41,9 @@ pub struct Analysis {
     pub categories: Table,
     pub category_ops: Table,
     pub peaks: Table,
+    /// The trace_health_summary line ("reports cover 98.7% of GPU time; 2
+    /// warnings: see trace_health"); None without that view.
+    pub health: Option<String>,
 }
 
 /// Runs the rules and the report's queries over the engine's (one) trace.
@@ -50,6 +53,15 @@ pub struct Analysis {
 /// see [`crate::engine`]); `findings_raw` holds the findings afterwards.
 pub async fn analyze(engine: &Engine) -> Result<Analysis, Error> {
     let rules = runner::run_rules(engine).await?;
+    let health = crate::report::trace_health_lines(engine)
+        .await?
+        .map(|lines| {
+            lines
+                .into_iter()
+                .map(|(_, line)| line)
+                .collect::<Vec<_>>()
+                .join("; ")
+        });
     let mut tables = Vec::new();
     for name in SECTION_QUERIES {
         tables.push(run_section(engine, name).await?);
@@ -66,6 +78,7 @@ pub async fn analyze(engine: &Engine) -> Result<Analysis, Error> {
         categories: next(),
         category_ops: next(),
         peaks: next(),
+        health,
     })
 }
 

@@ -262,6 +262,12 @@ pub fn markdown(out: &mut dyn Write, analysis: &Analysis) -> io::Result<()> {
         env!("CARGO_PKG_VERSION")
     )?;
     executive_summary(out, analysis)?;
+    if let Some(line) = &analysis.health {
+        writeln!(
+            out,
+            "Trace health: {line} (`SELECT * FROM trace_health` lists every check).\n"
+        )?;
+    }
     writeln!(out, "## Recommendations\n")?;
     recommendations(out, analysis, true)?;
     detailed_analysis(out, analysis)?;
@@ -515,6 +521,9 @@ pub fn terminal(out: &mut dyn Write, analysis: &Analysis) -> io::Result<()> {
             writeln!(out, "{:<28} {}", row[m], row[v])?;
         }
         writeln!(out)?;
+    }
+    if let Some(line) = &analysis.health {
+        writeln!(out, "Trace health: {line}\n")?;
     }
     writeln!(out, "Recommendations\n")?;
     recommendations(out, analysis, false)?;

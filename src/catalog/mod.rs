@@ -24,6 +24,7 @@
 //! | `-- when: SQL` | run only when this scalar query is true |
 //! | `-- empty: write` | write the sheet even when it has no rows |
 //! | `-- integer_columns: A, B` | in a trace whose times are all JSON integers (view `integer_times`), write these columns (sums, minima, maxima of times) as integers, as TraceLens keeps them |
+//! | `-- mixed_numbers_as_float: PREFIX` | a text column named `PREFIX…` holding Python ints and floats prints them all as floats (`16.0`), as TraceLens's pandas float64 column does |
 //! | `-- empty_text: EXPR` | an empty sheet's CSV file holds the text EXPR gives instead of the header, unless it gives NULL (TraceLens's own empty files under `--tracelens-compat`) |
 //! | `-- drop_null_columns: PREFIX` | leave out the columns whose name starts with `PREFIX` and that are NULL in every row (e.g. `param:`, for columns only some data has) |
 //! | `-- platform_columns: PREFIX, ...` | leave out the columns whose name starts with one of the prefixes when the session has no platform (`--platform`, `SET platform`, or detected): the roofline columns |
@@ -97,7 +98,16 @@ impl Catalog {
     pub fn builtin() -> Result<Catalog, CatalogError> {
         let mut catalog = Catalog::default();
         for (path, text) in embedded::EMBEDDED {
-            catalog.insert(parse_query(text, Origin::Builtin(path.to_string()))?);
+            let query = parse_query(text, Origin::Builtin(path.to_string()))?;
+            // Names are one namespace (a user file replaces a shipped query by
+            // name): two shipped files of one name would hide one of them.
+            if let Some(other) = catalog.get(&query.name) {
+                return Err(CatalogError {
+                    origin: path.to_string(),
+                    problem: format!("its name `{}` is taken by {}", query.name, other.origin),
+                });
+            }
+            catalog.insert(query);
         }
         Ok(catalog)
     }

@@ -217,7 +217,12 @@ pub fn write_rows(
             if total == 0 {
                 writeln!(out, "{}", header.join(","))?;
             } else {
-                write_batches(out, &shown, Format::Csv).map_err(arrow)?;
+                let flat = shown
+                    .iter()
+                    .map(nested_as_text)
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(arrow)?;
+                write_batches(out, &flat, Format::Csv).map_err(arrow)?;
             }
         }
         PrintFormat::Json => {
@@ -229,6 +234,48 @@ pub fn write_rows(
         }
     }
     Ok(shown_rows)
+}
+
+/// `batch` with its list, struct and map columns as text (`[1, 2]`, `{a: 1}`),
+/// as the table format shows them: CSV has no nested values, and the Arrow CSV
+/// writer refuses them.
+fn nested_as_text(
+    batch: &RecordBatch,
+) -> Result<RecordBatch, datafusion::arrow::error::ArrowError> {
+    use datafusion::arrow::array::{Array, ArrayRef, StringBuilder};
+    use datafusion::arrow::datatypes::{DataType, Field, Schema};
+    use datafusion::arrow::util::display::{ArrayFormatter, FormatOptions};
+    let nested = |t: &DataType| t.is_nested();
+    if !batch
+        .schema()
+        .fields()
+        .iter()
+        .any(|f| nested(f.data_type()))
+    {
+        return Ok(batch.clone());
+    }
+    let options = FormatOptions::default();
+    let mut fields = Vec::new();
+    let mut columns: Vec<ArrayRef> = Vec::new();
+    for (field, column) in batch.schema().fields().iter().zip(batch.columns()) {
+        if !nested(field.data_type()) {
+            fields.push(field.as_ref().clone());
+            columns.push(column.clone());
+            continue;
+        }
+        let formatter = ArrayFormatter::try_new(column.as_ref(), &options)?;
+        let mut text = StringBuilder::new();
+        for row in 0..column.len() {
+            if column.is_null(row) {
+                text.append_null();
+            } else {
+                text.append_value(formatter.value(row).to_string());
+            }
+        }
+        fields.push(Field::new(field.name(), DataType::Utf8, true));
+        columns.push(std::sync::Arc::new(text.finish()));
+    }
+    RecordBatch::try_new(std::sync::Arc::new(Schema::new(fields)), columns)
 }
 
 /// The first `n` rows of `batches`.

@@ -193,6 +193,8 @@ async fn run_report(
     } else {
         batches
     };
+    let batches =
+        mixed_numbers_as_float(query, &header, batches).map_err(|e| report_error(query, e))?;
     let (header, batches) =
         shape_columns(query, header, batches, has_platform).map_err(|e| report_error(query, e))?;
     let mut sheet = Sheet {
@@ -314,6 +316,38 @@ fn shape_columns(
     Ok((header, batches))
 }
 
+/// The catalog's view `trace_health_summary`: per trace, its name and the one line
+/// `report` and `analyze` print on whether the reports can be trusted ("reports
+/// cover 98.7% of GPU time; 2 warnings: see trace_health"). None when the catalog
+/// has no such view.
+pub async fn trace_health_lines(engine: &Engine) -> Result<Option<Vec<(String, String)>>, Error> {
+    const VIEW: &str = "trace_health_summary";
+    let runner = engine.runner();
+    if runner.context().table_exist(VIEW).ok() != Some(true) {
+        return Ok(None);
+    }
+    let fail = |e: &dyn std::fmt::Display| Error::query(format!("view {VIEW}: {e}"));
+    let results = runner
+        .run_sql(&format!("SELECT trace, line FROM {VIEW} ORDER BY trace"))
+        .await
+        .map_err(|e| fail(&e))?;
+    let sheet = Sheet {
+        sheet: VIEW.into(),
+        query_name: VIEW.into(),
+        query_version: 0,
+        header: vec!["trace".into(), "line".into()],
+        batches: results.into_iter().flatten().collect(),
+        empty_text: None,
+    };
+    Ok(Some(
+        sheet
+            .cells()
+            .into_iter()
+            .map(|row| (row[0].clone(), row[1].clone()))
+            .collect(),
+    ))
+}
+
 /// Whether the session's traces write their times as integers: the catalog's
 /// view `integer_times` (false when a catalog has no such view).
 async fn integer_times(runner: &SqlRunner) -> Result<bool, Error> {
@@ -404,6 +438,74 @@ fn integer_columns(
         })
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| e.to_string())
+}
+
+/// `-- mixed_numbers_as_float: PREFIX`: a text column whose name starts with
+/// PREFIX and whose values are Python numbers, some ints and some floats (e.g.
+/// `param: num_channels` with `16` beside a group norm's `4.0`), prints every
+/// value as a float (`16.0`): TraceLens builds the sheet as a pandas frame, whose
+/// column then is float64.
+fn mixed_numbers_as_float(
+    query: &Query,
+    header: &[String],
+    batches: Vec<RecordBatch>,
+) -> Result<Vec<RecordBatch>, String> {
+    use datafusion::arrow::array::{Array, ArrayRef, AsArray, StringArray};
+    use datafusion::arrow::compute::cast;
+    use datafusion::arrow::datatypes::DataType;
+    let Some(prefix) = query
+        .extra
+        .get("mixed_numbers_as_float")
+        .filter(|p| !p.is_empty())
+    else {
+        return Ok(batches);
+    };
+    let is_int = |v: &str| v.parse::<i64>().is_ok();
+    let is_float = |v: &str| !is_int(v) && v.parse::<f64>().is_ok();
+    let mut convert = Vec::new();
+    for (at, name) in header.iter().enumerate() {
+        if !name.starts_with(prefix.as_str()) {
+            continue;
+        }
+        let mut values = Vec::new();
+        for batch in &batches {
+            let text = cast(batch.column(at), &DataType::Utf8).map_err(|e| e.to_string())?;
+            let text = text.as_string::<i32>();
+            values.extend(
+                (0..text.len())
+                    .filter(|&i| text.is_valid(i))
+                    .map(|i| text.value(i).to_string()),
+            );
+        }
+        let numeric = values.iter().all(|v| is_int(v) || is_float(v));
+        if numeric && values.iter().any(|v| is_int(v)) && values.iter().any(|v| is_float(v)) {
+            convert.push(at);
+        }
+    }
+    if convert.is_empty() {
+        return Ok(batches);
+    }
+    batches
+        .into_iter()
+        .map(|batch| {
+            let mut columns: Vec<ArrayRef> = batch.columns().to_vec();
+            for &at in &convert {
+                let text = cast(&columns[at], &DataType::Utf8).map_err(|e| e.to_string())?;
+                let text = text.as_string::<i32>();
+                let floats: StringArray = (0..text.len())
+                    .map(|i| {
+                        text.is_valid(i)
+                            .then(|| match text.value(i).parse::<i64>() {
+                                Ok(n) => tracesql_udfs::python_float_repr(n as f64),
+                                Err(_) => text.value(i).to_string(),
+                            })
+                    })
+                    .collect();
+                columns[at] = cast(&floats, columns[at].data_type()).map_err(|e| e.to_string())?;
+            }
+            RecordBatch::try_new(batch.schema(), columns).map_err(|e| e.to_string())
+        })
+        .collect()
 }
 
 /// The first non-NULL value of list-of-strings column `at`.
@@ -605,5 +707,37 @@ mod tests {
         assert_eq!(header, ["name"]);
         let (header, _) = shape_columns(&q, header_of(&b), vec![b], true).unwrap();
         assert_eq!(header, ["name", "Roofline Bound", "Pct Roofline_mean"]);
+    }
+
+    /// pandas gives a column of ints and floats the float64 dtype: every value
+    /// prints as a float. Columns of ints only, of text, or outside the prefix
+    /// are left alone.
+    #[test]
+    fn mixed_numbers_print_as_floats_in_prefixed_columns() {
+        let q = query("-- mixed_numbers_as_float: param:\n");
+        let b = batch(vec![
+            ("param: c", strings(&[Some("16"), Some("4.0"), None])),
+            ("param: n", strings(&[Some("16"), Some("4"), None])),
+            ("param: s", strings(&[Some("16"), Some("x"), Some("4.5")])),
+            ("other", strings(&[Some("16"), Some("4.0"), None])),
+        ]);
+        let header = header_of(&b);
+        let out = mixed_numbers_as_float(&q, &header, vec![b]).expect("shaped");
+        let column = |i: usize| {
+            use datafusion::arrow::array::Array;
+            let c = out[0]
+                .column(i)
+                .as_any()
+                .downcast_ref::<StringArray>()
+                .unwrap();
+            (0..c.len())
+                .map(|r| c.is_valid(r).then(|| c.value(r).to_string()))
+                .collect::<Vec<_>>()
+        };
+        let some = |v: &[&str]| v.iter().map(|s| Some(s.to_string())).collect::<Vec<_>>();
+        assert_eq!(column(0), [Some("16.0".into()), Some("4.0".into()), None]);
+        assert_eq!(column(1), [Some("16".into()), Some("4".into()), None]);
+        assert_eq!(column(2), some(&["16", "x", "4.5"]));
+        assert_eq!(column(3), [Some("16".into()), Some("4.0".into()), None]);
     }
 }

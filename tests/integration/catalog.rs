@@ -515,3 +515,56 @@ async fn the_session_catalog_is_queryable() {
     .await;
     assert_eq!(mine, [["user", "dur"], ["user", "name"]]);
 }
+
+/// The SQL of `sql` at parenthesis depth 0, outside comments and string
+/// literals, upper-cased: what the outermost SELECT itself says.
+fn top_level(sql: &str) -> String {
+    let mut out = String::new();
+    let (mut depth, mut chars) = (0usize, sql.chars().peekable());
+    while let Some(c) = chars.next() {
+        match c {
+            '-' if chars.peek() == Some(&'-') => {
+                for c in chars.by_ref() {
+                    if c == '\n' {
+                        break;
+                    }
+                }
+                out.push(' ');
+            }
+            '\'' => {
+                for c in chars.by_ref() {
+                    if c == '\'' {
+                        break;
+                    }
+                }
+            }
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            _ if depth == 0 => out.push(c.to_ascii_uppercase()),
+            _ => {}
+        }
+    }
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Two runs write the same rows in the same order only if every output query
+/// orders its rows itself: each report, and each section of the analysis, ends
+/// in an ORDER BY. (That its keys end in a unique one, a uid or the group's
+/// own keys, is read off the SQL; the determinism tests run everything twice.)
+#[test]
+fn every_output_query_orders_its_rows() {
+    let catalog = Catalog::builtin().expect("shipped catalog");
+    let sections = tracesql::analyze::SECTION_QUERIES;
+    let mut unordered = Vec::new();
+    for query in catalog.iter() {
+        let output = query.kind == QueryKind::Report || sections.contains(&query.name.as_str());
+        if output && !top_level(&query.sql).contains("ORDER BY") {
+            unordered.push(query.name.clone());
+        }
+    }
+    assert!(unordered.is_empty(), "no top-level ORDER BY: {unordered:?}");
+    assert_eq!(
+        top_level("SELECT a FROM (SELECT b ORDER BY b) -- ORDER BY\n"),
+        "SELECT A FROM"
+    );
+}

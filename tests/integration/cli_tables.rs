@@ -46,3 +46,19 @@ fn tables_lists_what_sql_counts() {
         }
     }
 }
+
+/// CSV has no nested values: lists and structs are written as the table format
+/// shows them, quoted where they hold a comma.
+#[test]
+fn csv_writes_nested_values_as_text() {
+    let out = tracesql_ok(&[
+        "query",
+        &fixture("basic_linear.json"),
+        "-e",
+        "SELECT make_array(1, 2) AS l, named_struct('a', 1) AS s, 'x' AS t, \
+         CAST(NULL AS BIGINT[]) AS n",
+        "--format",
+        "csv",
+    ]);
+    assert_eq!(out, "l,s,t,n\n\"[1, 2]\",{a: 1},x,\n");
+}

@@ -26,3 +26,4 @@ mod ingest_conformance;
 mod perf_sheets;
 mod platform_roofline;
 mod repl;
+mod trace_health;

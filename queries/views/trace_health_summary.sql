@@ -1,0 +1,40 @@
+-- name: trace_health_summary
+-- version: 1
+-- kind: view
+-- description: One line per trace on whether the reports can be trusted: the share of GPU time they cover and how many trace_health warnings there are; report and analyze print it.
+--
+-- Coverage is the busy time of the GPU work the reports count (view
+-- linked_kernels) as % of the busy time of all GPU events: the unlinked GPU work
+-- of trace_health is what is missing.
+-- Columns:
+--   trace: the trace file the row comes from
+--   gpu_coverage_pct: % of the trace's GPU time the reports count; NULL without
+--     GPU work
+--   warnings: trace_health checks of severity warning that found something
+--   line: e.g. 'reports cover 98.7% of GPU time; 2 warnings: see trace_health'
+WITH per_trace AS (
+  SELECT trace,
+         max(CASE WHEN check = 'unlinked_gpu_work' THEN gpu_time_pct END) AS unlinked_pct,
+         sum(CASE WHEN severity = 'warning' AND count > 0 THEN 1 ELSE 0 END) AS warnings
+  FROM trace_health
+  GROUP BY trace
+),
+gpu AS (
+  SELECT trace, count(*) AS n FROM kernels GROUP BY trace
+)
+SELECT p.trace,
+       CASE WHEN g.n > 0 THEN 100 - coalesce(p.unlinked_pct, 0.0) END AS gpu_coverage_pct,
+       p.warnings,
+       CASE WHEN g.n > 0
+            THEN 'reports cover '
+                 || CAST(round(100 - coalesce(p.unlinked_pct, 0.0), 1) AS VARCHAR)
+                 || '% of GPU time'
+            ELSE 'no GPU work in the trace' END
+         || CASE p.warnings
+              WHEN 0 THEN '; no warnings'
+              WHEN 1 THEN '; 1 warning: see trace_health'
+              ELSE '; ' || CAST(p.warnings AS VARCHAR) || ' warnings: see trace_health' END
+         AS line
+FROM per_trace p
+LEFT JOIN gpu g ON g.trace = p.trace
+ORDER BY p.trace
