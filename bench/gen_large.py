@@ -7,10 +7,11 @@ Python ids, sequence numbers), so the copies link among themselves exactly as th
 original does and never to each other. Metadata events (ph M) and top-level keys
 are written once; the profiler's `Trace` span is stretched over all copies.
 
-    python3 bench/gen_large.py TRACE.json.gz --copies 18 --out /tmp/large.json
+    python3 bench/gen_large.py TRACE.json.gz --copies 28 --out /tmp/large.json
 
-The default trace and 18 copies give about 1 GB of JSON (the 1 GB case of
-bench/README.md). Integers stay integers and floats floats, as in the source.
+The default trace and 28 copies give about 1 GB of JSON (events are written
+compactly, ~270 bytes each): the 1 GB case of bench/README.md. Integers stay
+integers and floats floats, as in the source.
 """
 
 import argparse
@@ -84,7 +85,7 @@ def copy_event(e, k, shift, stride):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("trace")
-    parser.add_argument("--copies", type=int, default=18)
+    parser.add_argument("--copies", type=int, default=28)
     parser.add_argument("--out", required=True)
     a = parser.parse_args()
     doc = load(a.trace)
