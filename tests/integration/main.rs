@@ -21,6 +21,7 @@ mod conformance;
 mod determinism;
 mod export;
 mod fixtures;
+mod hostile_inputs;
 mod ingest_conformance;
 mod perf_sheets;
 mod platform_roofline;
