@@ -21,6 +21,7 @@ mod conformance;
 mod determinism;
 mod export;
 mod fixtures;
+mod fuzz_corpus;
 mod hostile_inputs;
 mod ingest_conformance;
 mod perf_sheets;
