@@ -18,6 +18,7 @@
 //! | `analyze` | runs the rules and renders the analysis |
 //! | `export` | writes a Parquet dataset that `load` reopens |
 //! | `repl` | the interactive shell |
+//! | `fuzzing` | the fuzz targets' entry points: untrusted bytes through each reader |
 //!
 //! The binary (`main.rs`) parses the command line and calls these.
 
@@ -25,6 +26,7 @@ pub mod analyze;
 pub mod catalog;
 pub mod engine;
 pub mod export;
+pub mod fuzzing;
 pub mod ingest;
 pub mod load;
 pub mod model;
@@ -78,7 +80,7 @@ mod layering {
     /// Top-level modules, lowest first (the pipeline's order).
     pub const LAYERS: &[&str] = &[
         "timing", "ingest", "tree", "model", "load", "catalog", "output", "engine", "report",
-        "analyze", "export", "repl",
+        "analyze", "export", "repl", "fuzzing",
     ];
 
     /// Every `crate::<module>` named in code (not in comments) of `text`, with

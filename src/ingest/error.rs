@@ -31,6 +31,14 @@ pub enum Problem {
     Gzip(String),
     #[error("bad zip archive: {0}")]
     Zip(String),
+    /// A compressed input inflating past its limit: `ratio` times its size,
+    /// and at least 16 MiB (see `source::expansion_limit`).
+    #[error(
+        "decompresses to more than {limit} bytes ({ratio} times its size): a decompression bomb? \
+         Set {} to a larger ratio (0: no limit)",
+        crate::ingest::source::MAX_EXPANSION_ENV
+    )]
+    Expansion { limit: u64, ratio: u64 },
     #[error("the file is empty")]
     EmptyFile,
     #[error("malformed JSON at byte {offset}: {message}")]

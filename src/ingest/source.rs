@@ -12,8 +12,9 @@ use std::thread;
 
 use super::error::Problem;
 
-/// Size of the chunks the reader thread hands over.
-const CHUNK: usize = 1 << 20;
+/// Size of the chunks the reader thread hands over (tests and fuzzing pass
+/// smaller ones to [`open`], so that small documents cross many boundaries).
+pub const CHUNK: usize = 1 << 20;
 /// Inputs larger than this show a progress bar when stderr is a terminal.
 const PROGRESS_MIN_BYTES: u64 = 4 << 20;
 
@@ -25,19 +26,38 @@ const ZIP_MAGIC: &[u8] = b"PK\x03\x04";
 /// without copying whole chunks.
 pub const HEADROOM: usize = 64 << 10;
 
+/// A compressed input may inflate to this many bytes whatever its size...
+const EXPANSION_FLOOR: u64 = 16 << 20;
+/// ...and beyond that to this many times its own size. Real traces inflate 5
+/// to 25 times. A decompression bomb (a small file inflating to gigabytes of
+/// whitespace, or of empty events at some 150 bytes of memory each) is refused
+/// here, before it fills the memory.
+pub const DEFAULT_MAX_EXPANSION: u64 = 100;
+/// The environment variable that sets the ratio (0: no limit).
+pub const MAX_EXPANSION_ENV: &str = "TRACESQL_MAX_EXPANSION";
+
 /// A stream of decompressed JSON bytes, produced on a background thread.
 ///
 /// Each chunk is a buffer whose JSON starts at [`HEADROOM`].
 pub struct JsonStream {
-    chunks: Receiver<Result<Vec<u8>, Problem>>,
+    chunks: Receiver<Result<Chunk, Problem>>,
     /// Read chunks go back to the reader thread for reuse, which saves it
     /// allocating, zeroing and faulting in a fresh megabyte each time.
     spent: SyncSender<Vec<u8>>,
 }
 
+/// One chunk of the document.
+pub struct Chunk {
+    /// The JSON, from [`HEADROOM`] on.
+    pub buffer: Vec<u8>,
+    /// A copy went to the read-ahead parser, which then owes one message about
+    /// it (see [`AheadChunks`]).
+    pub read_ahead: bool,
+}
+
 impl JsonStream {
-    /// The next chunk (JSON from [`HEADROOM`] on); None at the end.
-    pub fn next_chunk(&mut self) -> Result<Option<Vec<u8>>, Problem> {
+    /// The next chunk; None at the end.
+    pub fn next_chunk(&mut self) -> Result<Option<Chunk>, Problem> {
         match self.chunks.recv() {
             Ok(Ok(chunk)) => Ok(Some(chunk)),
             Ok(Err(problem)) => Err(problem),
@@ -54,21 +74,22 @@ impl JsonStream {
 
 /// A copy of one chunk's JSON (no headroom) and the document offset it starts at.
 pub struct AheadChunk {
-    /// The chunk's number in the document (0-based; read-ahead takes odd ones).
-    pub number: u64,
     pub offset: u64,
     pub bytes: Vec<u8>,
 }
 
-/// The read-ahead parser's end of the reader thread: copies of the odd-numbered
-/// chunks, and a way back for their buffers once decoded.
+/// The read-ahead parser's end of the reader thread: copies of odd-numbered
+/// chunks, and a way back for their buffers once decoded. A chunk whose copy
+/// could not be queued (the read-ahead parser was behind) is not read ahead;
+/// the main parser learns which were from [`Chunk::read_ahead`].
 pub struct AheadChunks {
     pub chunks: Receiver<AheadChunk>,
     pub spent: SyncSender<Vec<u8>>,
 }
 
 /// Opens `path` (`-` for stdin) and starts decompressing it in the background,
-/// with a progress bar on a terminal for large inputs when `progress`.
+/// in chunks of `chunk` bytes ([`CHUNK`] but in tests), with a progress bar on a
+/// terminal for large inputs when `progress`.
 ///
 /// With `read_ahead`, the reader thread also copies every odd-numbered chunk to
 /// the returned [`AheadChunks`], whose receiver must then be read (or dropped):
@@ -77,7 +98,9 @@ pub fn open(
     path: &str,
     read_ahead: bool,
     progress: bool,
+    chunk: usize,
 ) -> Result<(JsonStream, Option<AheadChunks>), Problem> {
+    let max_expansion = max_expansion()?;
     let (input, size): (Box<dyn ReadSeek>, Option<u64>) = if path == "-" {
         let mut all = Vec::new();
         io::stdin()
@@ -92,8 +115,19 @@ pub fn open(
         if meta.is_dir() {
             return Err(Problem::Read("is a directory, not a trace file".into()));
         }
+        // A device or a pipe: its size says nothing about what it holds, and
+        // `/dev/zero` would be read forever. (Pipes fail at the seek below anyway.)
+        if !meta.is_file() {
+            return Err(Problem::Read(
+                "not a regular file; save the trace to a file, or pipe it to standard input (`-`)"
+                    .into(),
+            ));
+        }
         (Box::new(file), Some(meta.len()))
     };
+    let inflated_limit = size
+        .zip(max_expansion)
+        .map(|(size, ratio)| expansion_limit(size, ratio));
     let progress = size.filter(|_| progress).and_then(progress_bar);
     let (tx, rx) = sync_channel(4);
     let (spent_tx, spent_rx) = sync_channel(CHUNKS_IN_FLIGHT);
@@ -104,18 +138,19 @@ pub fn open(
         let mut offset = 0u64;
         let mut send = |chunk: Vec<u8>| {
             // Odd chunks go to the read-ahead parser first: the main parser waits
-            // for that parser's result only once it holds the same chunk itself.
+            // for that parser's result only once it holds the same chunk itself,
+            // and only for a chunk that was queued (`Chunk::read_ahead`).
             let json = &chunk[HEADROOM..];
             let (start, len) = (offset, json.len() as u64);
             let odd = read_ahead && numbered % 2 == 1;
             numbered += 1;
             offset += len;
+            let mut queued = false;
             if odd {
                 let mut bytes = ahead_spent.try_recv().unwrap_or_default();
                 bytes.clear();
                 bytes.extend_from_slice(json);
                 let copy = AheadChunk {
-                    number: numbered - 1,
                     offset: start,
                     bytes,
                 };
@@ -124,18 +159,23 @@ pub fn open(
                 // a long run of whitespace) it takes no parts, so the read-ahead
                 // parser stops and its queue fills; waiting here would then stop
                 // the chunks the main parser waits for (a deadlock). A chunk not
-                // queued is simply not read ahead: the read-ahead parser reports
-                // it as skipped when it sees the next one (see `ahead`). One that
-                // has stopped listening is no loss either.
-                let _ = ahead_tx.try_send(copy);
+                // queued is simply not read ahead, and the main parser, told so,
+                // does not wait for it. One that has stopped listening is no
+                // loss either.
+                queued = ahead_tx.try_send(copy).is_ok();
             }
+            let chunk = Chunk {
+                buffer: chunk,
+                read_ahead: queued,
+            };
             tx.send(Ok(chunk)).is_ok()
         };
         let mut chunks = Chunks {
             send: &mut send,
             spent: spent_rx,
+            size: chunk.max(1),
         };
-        let result = produce(input, progress.clone(), &mut chunks);
+        let result = produce(input, progress.clone(), &mut chunks, inflated_limit);
         if let Some(bar) = progress {
             bar.finish_and_clear();
         }
@@ -163,15 +203,48 @@ struct Chunks<'a> {
     send: &'a mut dyn FnMut(Vec<u8>) -> bool,
     /// Chunks the parser is done with.
     spent: Receiver<Vec<u8>>,
+    /// Bytes of JSON in a chunk.
+    size: usize,
 }
 
 impl Chunks<'_> {
-    /// A buffer to read `CHUNK` bytes into after the headroom: a spent one if any.
+    /// A buffer to read a chunk into after the headroom: a spent one if any.
     fn buffer(&self) -> Vec<u8> {
         let mut chunk = self.spent.try_recv().unwrap_or_default();
-        chunk.resize(HEADROOM + CHUNK, 0);
+        chunk.resize(HEADROOM + self.size, 0);
         chunk
     }
+}
+
+/// The expansion ratio allowed: [`MAX_EXPANSION_ENV`] if set, else
+/// [`DEFAULT_MAX_EXPANSION`]; None for no limit (the variable set to 0).
+fn max_expansion() -> Result<Option<u64>, Problem> {
+    let Some(text) = std::env::var_os(MAX_EXPANSION_ENV) else {
+        return Ok(Some(DEFAULT_MAX_EXPANSION));
+    };
+    match text.to_str().and_then(|t| t.trim().parse::<u64>().ok()) {
+        Some(0) => Ok(None),
+        Some(ratio) => Ok(Some(ratio)),
+        None => Err(Problem::Read(format!(
+            "{MAX_EXPANSION_ENV} must be a whole number (0 for no limit), not {text:?}"
+        ))),
+    }
+}
+
+/// The most bytes an input of `size` compressed bytes may inflate to, and the
+/// ratio that gave it.
+fn expansion_limit(size: u64, ratio: u64) -> Limit {
+    Limit {
+        bytes: size.saturating_mul(ratio).max(EXPANSION_FLOOR),
+        ratio,
+    }
+}
+
+/// How far a compressed input may inflate.
+#[derive(Clone, Copy)]
+struct Limit {
+    bytes: u64,
+    ratio: u64,
 }
 
 trait ReadSeek: Read + Seek + Send {}
@@ -212,6 +285,7 @@ fn produce(
     mut input: Box<dyn ReadSeek>,
     bar: Option<indicatif::ProgressBar>,
     chunks: &mut Chunks,
+    inflated_limit: Option<Limit>,
 ) -> Result<(), Problem> {
     let mut magic = [0u8; 4];
     let got = read_up_to(&mut input, &mut magic).map_err(|e| Problem::Read(e.to_string()))?;
@@ -226,7 +300,9 @@ fn produce(
         let counted = Counted { inner: input, bar };
         let decoder =
             flate2::read::MultiGzDecoder::new(io::BufReader::with_capacity(CHUNK, counted));
-        pump(decoder, chunks, |e| Problem::Gzip(e.to_string()))
+        pump(decoder, chunks, inflated_limit, |e| {
+            Problem::Gzip(e.to_string())
+        })
     } else if head.starts_with(ZIP_MAGIC) {
         let mut archive = zip::ZipArchive::new(input).map_err(|e| Problem::Zip(e.to_string()))?;
         let index = pick_zip_entry(&mut archive)?;
@@ -236,14 +312,18 @@ fn produce(
         let gz = entry.name().ends_with(".gz");
         let counted = Counted { inner: entry, bar };
         if gz {
-            pump(flate2::read::MultiGzDecoder::new(counted), chunks, |e| {
+            let decoder = flate2::read::MultiGzDecoder::new(counted);
+            pump(decoder, chunks, inflated_limit, |e| {
                 Problem::Gzip(e.to_string())
             })
         } else {
-            pump(counted, chunks, |e| Problem::Zip(e.to_string()))
+            pump(counted, chunks, inflated_limit, |e| {
+                Problem::Zip(e.to_string())
+            })
         }
     } else {
-        pump(Counted { inner: input, bar }, chunks, |e| {
+        // Plain JSON: its size is its own, nothing to limit.
+        pump(Counted { inner: input, bar }, chunks, None, |e| {
             Problem::Read(e.to_string())
         })
     }
@@ -264,8 +344,9 @@ fn pick_zip_entry<R: Read + Seek>(archive: &mut zip::ZipArchive<R>) -> Result<us
         many => Err(Problem::Zip(format!(
             "it holds {} traces ({}); extract the one you want",
             many.len(),
+            // Escaped: a name may hold a line break, and errors are one line.
             many.iter()
-                .map(|(_, n)| n.as_str())
+                .map(|(_, n)| n.escape_debug().to_string())
                 .collect::<Vec<_>>()
                 .join(", ")
         ))),
@@ -283,20 +364,29 @@ fn read_up_to(r: &mut dyn Read, buf: &mut [u8]) -> io::Result<usize> {
     Ok(got)
 }
 
+/// Reads `reader` to its end in chunks; past `limit` bytes (a compressed input
+/// inflating beyond [`expansion_limit`]) it stops with an error instead.
 fn pump(
     mut reader: impl Read,
     chunks: &mut Chunks,
+    limit: Option<Limit>,
     on_error: impl Fn(io::Error) -> Problem,
 ) -> Result<(), Problem> {
     // Time spent reading and inflating, not waiting for the parser: whether the
     // parser or this thread is the bottleneck (TRACESQL_TIMINGS).
     let mut busy = crate::timing::Busy::new("  read + decompress (reader thread)");
+    let mut total = 0u64;
     loop {
         let mut chunk = chunks.buffer();
         let n = busy.time(|| read_up_to(&mut reader, &mut chunk[HEADROOM..]));
         let n = n.map_err(&on_error)?;
         if n == 0 {
             return Ok(());
+        }
+        total += n as u64;
+        if let Some(limit) = limit.filter(|limit| total > limit.bytes) {
+            let (limit, ratio) = (limit.bytes, limit.ratio);
+            return Err(Problem::Expansion { limit, ratio });
         }
         chunk.truncate(HEADROOM + n);
         if !(chunks.send)(chunk) {

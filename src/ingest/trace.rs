@@ -504,6 +504,74 @@ impl RawTrace {
         self.str(id)
     }
 
+    /// Every row, every metadata name and the top-level metadata as text, one
+    /// entry each: two ways of reading the same document must give equal digests
+    /// (the read-ahead tests and the fuzz targets compare them).
+    #[doc(hidden)]
+    pub fn digest(&self) -> Vec<String> {
+        use std::fmt::Write as _;
+        let mut rows = Vec::with_capacity(self.len() + 1);
+        let uids: Vec<usize> = (0..self.len()).collect();
+        let inputs = self.op_inputs_of(&uids);
+        for (uid, inputs) in inputs.iter().enumerate() {
+            let mut row = format!("{uid} {:?}", self.kind[uid]);
+            for column in [&self.ph, &self.cat, &self.name, &self.pid, &self.tid] {
+                let _ = write!(row, " {:?}", self.str(column.get(uid)));
+            }
+            let numbers = [&self.correlation, &self.external_id, &self.stream];
+            for column in numbers
+                .into_iter()
+                .chain([&self.device, &self.seq_num, &self.flow_id])
+            {
+                let _ = write!(row, " {:?}", column.get(uid));
+            }
+            let _ = write!(
+                row,
+                " {:?} {:?} {:?} at {} len {}",
+                self.ts.get(uid).map(f64::to_bits),
+                self.dur.get(uid).map(f64::to_bits),
+                self.args_of(uid),
+                self.args_at[uid],
+                self.args_len[uid],
+            );
+            if let Some(inputs) = inputs {
+                let _ = write!(
+                    row,
+                    " {:?} {:?} {:?} {:?}",
+                    self.input_text(inputs.dims),
+                    self.input_text(inputs.types),
+                    self.input_text(inputs.strides),
+                    self.input_text(inputs.concrete)
+                );
+            }
+            rows.push(row);
+        }
+        let mut names: Vec<String> = (self.thread_names.iter())
+            .map(|((p, t), v)| {
+                let (p, t) = (self.strings.get(*p), self.strings.get(*t));
+                format!("thread {p:?} {t:?} {v:?}")
+            })
+            .chain(
+                self.process_names
+                    .iter()
+                    .map(|(p, v)| format!("process {:?} {v:?}", self.strings.get(*p))),
+            )
+            .chain(
+                self.process_labels
+                    .iter()
+                    .map(|(p, v)| format!("labels {:?} {v:?}", self.strings.get(*p))),
+            )
+            .collect();
+        names.sort();
+        rows.extend(names);
+        rows.push(format!("{:?}", self.metadata));
+        rows.push(format!(
+            "times: {} fractional of {} timed",
+            self.fractional_times, self.timed_events
+        ));
+        rows
+    }
+
     /// `ts + dur` in f64, the way the reference computes interval ends.
     pub fn t_end(&self, uid: usize) -> Option<f64> {
         self.ts

@@ -22,6 +22,8 @@ mod conformance;
 mod determinism;
 mod export;
 mod fixtures;
+mod fuzz_corpus;
+mod hostile_inputs;
 mod ingest_conformance;
 mod perf_sheets;
 mod platform_roofline;

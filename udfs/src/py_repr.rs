@@ -76,11 +76,21 @@ impl ScalarUDFImpl for PyRepr {
                 continue;
             }
             let text = json_to_python_repr(json)
-                .map_err(|e| exec_datafusion_err!("py_repr({json:?}): {e}"))?;
+                .map_err(|e| exec_datafusion_err!("py_repr({}): {e}", quoted_start(json)))?;
             out.append_value(&text);
             converted.insert(json, text);
         }
         Ok(ColumnarValue::Array(Arc::new(out.finish()) as ArrayRef))
+    }
+}
+
+/// The start of `json`, quoted, for an error message: a whole args object may
+/// be megabytes (a hostile trace nests a million brackets in one).
+fn quoted_start(json: &str) -> String {
+    const SHOWN: usize = 80;
+    match json.char_indices().nth(SHOWN) {
+        Some((end, _)) => format!("{:?}...", &json[..end]),
+        None => format!("{json:?}"),
     }
 }
 
@@ -133,5 +143,17 @@ mod tests {
         };
         let err = result.unwrap_err();
         assert!(err.to_string().contains("invalid JSON at byte"), "{err}");
+
+        // A long value is shown by its start only.
+        let long = format!("[{}", "1,".repeat(1000));
+        let result = match ctx.sql(&format!("SELECT py_repr('{long}')")).await {
+            Ok(df) => df.collect().await.map(|_| ()),
+            Err(e) => Err(e),
+        };
+        let err = result.unwrap_err().to_string();
+        assert!(
+            err.contains(r#"py_repr("[1,1,1,"#) && err.len() < 300,
+            "{err}"
+        );
     }
 }

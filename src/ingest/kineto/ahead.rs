@@ -36,8 +36,8 @@ const GUESSES: usize = 4;
 
 /// The read-ahead thread's two ends.
 pub struct Ahead {
-    /// One message per odd-numbered chunk, in order, with the part decoded from it
-    /// (None: no part, or a chunk the reader did not hand over).
+    /// One message per chunk queued for read-ahead, in order, with the part
+    /// decoded from it (None: no part).
     pub parts: Receiver<Option<Part>>,
     /// Emptied part columns going back for reuse: the thread then fills buffers
     /// that are already allocated and paged in instead of growing new ones.
@@ -51,18 +51,9 @@ pub fn spawn(input: AheadChunks, hold_all_args: bool) -> Ahead {
     let (spare, spares) = sync_channel::<RawTrace>(4);
     thread::spawn(move || {
         let mut busy = crate::timing::Busy::new("  decode ahead (second thread)");
-        // The odd chunk the next message is about.
-        let mut expected = 1u64;
+        // One message per chunk received, in order: the main parser waits for
+        // the messages of the chunks it was told were queued, and only those.
         for chunk in input.chunks {
-            // Chunks the reader did not queue (this thread was behind) get an
-            // empty message each, so that messages stay one per odd chunk.
-            while expected < chunk.number {
-                if tx.send(None).is_err() {
-                    return;
-                }
-                expected += 2;
-            }
-            expected = chunk.number + 2;
             let mut trace = spares.try_recv().unwrap_or_default();
             trace.hold_all_args = hold_all_args;
             let part = busy.time(|| decode_chunk(&chunk, trace));
@@ -171,7 +162,6 @@ mod tests {
         let text = br#"1}, {"ph": "X", "cat": "cpu_op", "name": "a", "ts": 1, "dur": 2},
             {"ph": "X", "cat": "cpu_op", "name": "b", "ts": 3, "dur": 1}, {"ph": "X", "na"#;
         let chunk = AheadChunk {
-            number: 1,
             offset: 100,
             bytes: text.to_vec(),
         };
@@ -187,7 +177,6 @@ mod tests {
     fn stops_at_the_end_of_the_array() {
         let text = br#"0}, {"ph": "i", "name": "a"}], "other": [{"ph": "i"}]"#;
         let chunk = AheadChunk {
-            number: 1,
             offset: 0,
             bytes: text.to_vec(),
         };

@@ -18,15 +18,46 @@ pub fn load(path: &str) -> Result<RawTrace, IngestError> {
     load_with(path, true).map(|(trace, _)| trace)
 }
 
+/// How [`load_with_options`] reads: [`load`] reads ahead, in chunks of
+/// [`source::CHUNK`], holding every event's args only when the input cannot
+/// be read again.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy)]
+pub struct ReadOptions {
+    /// Decode every other chunk on a second thread (`ahead`).
+    pub read_ahead: bool,
+    /// Bytes per chunk: tiny chunks make a small document cross many chunk
+    /// boundaries and read-ahead splits (tests and fuzzing).
+    pub chunk: usize,
+    /// Hold every event's args as standard input does, even for a file.
+    pub hold_all_args: bool,
+}
+
 /// [`load`], with or without the read-ahead thread (`ahead`); also returns how many
 /// parts decoded ahead were taken.
 fn load_with(path: &str, read_ahead: bool) -> Result<(RawTrace, u64), IngestError> {
+    let options = ReadOptions {
+        read_ahead,
+        chunk: source::CHUNK,
+        hold_all_args: false,
+    };
+    load_with_options(path, &options)
+}
+
+/// [`load`] as `options` say; also returns how many parts decoded ahead were
+/// taken. For tests and fuzzing, which compare the ways of reading.
+#[doc(hidden)]
+pub fn load_with_options(
+    path: &str,
+    options: &ReadOptions,
+) -> Result<(RawTrace, u64), IngestError> {
     let fail = |problem| IngestError::new(path, problem);
     // Taken before reading: a file that changes while it is read then no longer
     // matches, and its args are not read back from the changed file.
     let stamp = reread::FileStamp::of(path);
-    let hold_all_args = stamp.is_none();
-    let (stream, ahead) = source::open(path, read_ahead, true).map_err(fail)?;
+    let hold_all_args = stamp.is_none() || options.hold_all_args;
+    let (stream, ahead) =
+        source::open(path, options.read_ahead, true, options.chunk).map_err(fail)?;
     let ahead = ahead.map(|chunks| ahead::spawn(chunks, hold_all_args));
     let mut sink = Sink(RawTrace::new(path));
     sink.0.hold_all_args = hold_all_args;
@@ -81,7 +112,6 @@ fn bad_event(index: u64, offset: u64, e: decode::EventError) -> Problem {
 
 #[cfg(test)]
 mod tests {
-    use std::fmt::Write as _;
     use std::io::Write as _;
 
     use super::*;
@@ -133,65 +163,6 @@ mod tests {
         json
     }
 
-    /// Every row and every metadata name of a decoded trace, as text.
-    fn digest(trace: &RawTrace) -> Vec<String> {
-        let mut rows = Vec::new();
-        let uids: Vec<usize> = (0..trace.len()).collect();
-        let inputs = trace.op_inputs_of(&uids);
-        for (uid, inputs) in inputs.iter().enumerate() {
-            let mut row = format!(
-                "{uid} {:?} {:?} {:?} {:?} {:?} {:?}",
-                trace.kind[uid],
-                trace.str(trace.ph.get(uid)),
-                trace.str(trace.cat.get(uid)),
-                trace.str(trace.name.get(uid)),
-                trace.str(trace.pid.get(uid)),
-                trace.str(trace.tid.get(uid)),
-            );
-            let numbers = [&trace.correlation, &trace.external_id, &trace.stream];
-            for column in numbers
-                .into_iter()
-                .chain([&trace.device, &trace.seq_num, &trace.flow_id])
-            {
-                let _ = write!(row, " {:?}", column.get(uid));
-            }
-            let _ = write!(
-                row,
-                " {:?} {:?} {:?} at {} len {}",
-                trace.ts.get(uid),
-                trace.dur.get(uid),
-                trace.args_of(uid),
-                trace.args_at[uid],
-                trace.args_len[uid],
-            );
-            if let Some(inputs) = inputs {
-                let _ = write!(
-                    row,
-                    " {:?} {:?} {:?}",
-                    trace.input_text(inputs.dims),
-                    trace.input_text(inputs.types),
-                    trace.input_text(inputs.concrete)
-                );
-            }
-            rows.push(row);
-        }
-        let mut names: Vec<String> = trace
-            .thread_names
-            .iter()
-            .map(|((p, t), v)| {
-                format!(
-                    "thread {} {} {v}",
-                    trace.strings.get(*p),
-                    trace.strings.get(*t)
-                )
-            })
-            .collect();
-        names.sort();
-        rows.extend(names);
-        rows.push(format!("{:?}", trace.metadata));
-        rows
-    }
-
     fn write_trace(json: &str) -> tempfile::NamedTempFile {
         let mut file = tempfile::NamedTempFile::new().expect("temp file");
         file.write_all(json.as_bytes()).expect("write trace");
@@ -225,12 +196,14 @@ mod tests {
             (ahead.fractional_times, ahead.timed_events)
         );
         assert!(alone.fractional_times > 0);
-        let (alone, ahead) = (digest(&alone), digest(&ahead));
+        let (alone, ahead) = (alone.digest(), ahead.digest());
         assert_eq!(alone.len(), ahead.len());
         for (a, b) in alone.iter().zip(&ahead) {
             assert_eq!(a, b);
         }
-        assert!(alone.iter().any(|r| r.contains("thread 0 t0 worker")));
+        assert!(alone
+            .iter()
+            .any(|r| r.contains(r#"thread "0" "t0" "worker"#)));
     }
 
     /// Python reads a number with a fraction or an exponent as a float and any
@@ -358,6 +331,36 @@ mod tests {
         (load(false), load(true))
     }
 
+    /// Found by fuzzing (`kineto_reader`): with chunks smaller than an event,
+    /// the main parser held a chunk whose copy the reader thread had not queued
+    /// for the read-ahead thread (its queue was full), and waited for that
+    /// chunk's part; the read-ahead thread, which reported such a chunk only on
+    /// seeing a later one, waited for the reader, and the reader for the main
+    /// parser. Now the main parser waits only for chunks that were queued.
+    #[test]
+    fn chunks_smaller_than_an_event_never_stall_the_read_ahead() {
+        let file = write_trace(&generated_trace(300, None));
+        let path = file.path().to_str().expect("utf-8 path").to_string();
+        let options = |read_ahead, chunk| ReadOptions {
+            read_ahead,
+            chunk,
+            hold_all_args: true,
+        };
+        let (alone, _) = load_with_options(&path, &options(false, 1 << 20)).expect("a trace");
+        for chunk in [1, 2, 3, 7, 16, 29, 100, 1000] {
+            let (tx, rx) = std::sync::mpsc::channel();
+            let path = path.clone();
+            std::thread::spawn(move || {
+                let _ = tx.send(load_with_options(&path, &options(true, chunk)));
+            });
+            let loaded = rx
+                .recv_timeout(std::time::Duration::from_secs(60))
+                .unwrap_or_else(|_| panic!("the load in chunks of {chunk} hangs"));
+            let (ahead, _) = loaded.expect("a trace");
+            assert_eq!(alone.digest(), ahead.digest(), "chunks of {chunk}");
+        }
+    }
+
     /// One value spanning many read-ahead chunks used to stop the load for good
     /// (from about 12 MB): the main parser took no parts while inside it, the
     /// read-ahead thread's queue filled, and the reader thread waited on it
@@ -411,7 +414,7 @@ mod tests {
                 json.push_str("]}");
                 let (alone, ahead) = load_both_within_a_minute(&json);
                 assert_eq!(alone.len(), events.len() + 30_001, "{shape}");
-                assert_eq!(digest(&alone), digest(&ahead), "{shape}, {before}");
+                assert_eq!(alone.digest(), ahead.digest(), "{shape}, {before}");
             }
         }
     }

@@ -108,11 +108,13 @@ impl ArgsInFile {
         if i32::try_from(total).is_err() {
             return Err(fail(Problem::Read(ARGS_TOO_LARGE.into())));
         }
-        let (mut stream, _) = source::open(&self.path, false, false).map_err(fail)?;
+        let (mut stream, _) =
+            source::open(&self.path, false, false, source::CHUNK).map_err(fail)?;
         let mut copy = Copier::new(self, total);
         let mut chunk_start = 0u64;
         while !copy.finished() {
-            let Some(chunk) = stream.next_chunk().map_err(fail)? else {
+            let Some(source::Chunk { buffer: chunk, .. }) = stream.next_chunk().map_err(fail)?
+            else {
                 break;
             };
             let json = &chunk[HEADROOM..];

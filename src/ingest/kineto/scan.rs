@@ -60,16 +60,16 @@ pub fn split_document(
         pos: 0,
         base: 0,
         eof: false,
-        chunks_read: 0,
         parts_taken: 0,
         ahead: ahead.map(|thread| Ahead {
             thread,
-            next_chunk: 1,
+            owed: 0,
             pending: None,
         }),
     };
     let mut others = Vec::new();
     let mut saw_events = false;
+    s.skip_byte_order_mark()?;
     match s.peek()? {
         None => return Err(Problem::EmptyFile),
         Some(b'{') => s.pos += 1,
@@ -87,11 +87,22 @@ pub fn split_document(
             return Err(Problem::NotATrace("the top level is not an object".into()));
         }
     }
+    // Keys seen: a second `traceEvents` (or `deviceProperties`, ...) is as
+    // ambiguous as a duplicate field in an event, which serde refuses.
+    let mut keys = std::collections::HashSet::new();
     if s.peek()? == Some(b'}') {
         s.pos += 1;
     } else {
         loop {
+            s.peek()?;
+            let at = s.offset();
             let key = s.key()?;
+            if !keys.insert(key.clone()) {
+                return Err(Problem::Json {
+                    offset: at,
+                    message: format!("duplicate top-level key {key:?}"),
+                });
+            }
             if key == "traceEvents" {
                 saw_events = true;
                 s.events(sink)?;
@@ -165,8 +176,6 @@ struct Splitter {
     /// Offset in the document of `buf[start]`.
     base: u64,
     eof: bool,
-    /// Chunks taken from the stream so far.
-    chunks_read: u64,
     parts_taken: u64,
     ahead: Option<Ahead>,
 }
@@ -174,8 +183,9 @@ struct Splitter {
 /// The parts decoded ahead, as they are matched against the document.
 struct Ahead {
     thread: AheadThread,
-    /// The chunk the next message is about (1, 3, 5, ...).
-    next_chunk: u64,
+    /// Messages the read-ahead thread owes about chunks this parser holds
+    /// already (those queued for it, `Chunk::read_ahead`).
+    owed: u64,
     /// The next part not yet taken or passed.
     pending: Option<Part>,
 }
@@ -189,11 +199,14 @@ impl Splitter {
         if self.eof {
             return Ok(false);
         }
-        let Some(mut chunk) = self.stream.next_chunk()? else {
+        let Some(next) = self.stream.next_chunk()? else {
             self.eof = true;
             return Ok(false);
         };
-        self.chunks_read += 1;
+        if let (true, Some(ahead)) = (next.read_ahead, self.ahead.as_mut()) {
+            ahead.owed += 1;
+        }
+        let mut chunk = next.buffer;
         let unread = self.buf.len() - self.pos;
         self.base += (self.pos - self.start) as u64;
         if unread <= HEADROOM {
@@ -211,6 +224,18 @@ impl Splitter {
             self.pos = 0;
         }
         Ok(true)
+    }
+
+    /// Steps over a UTF-8 byte order mark at the start of the document, which
+    /// some Windows tools write before JSON (serde would call it a bad value).
+    /// Offsets still count it: they are the document's bytes, as read back.
+    fn skip_byte_order_mark(&mut self) -> Result<(), Problem> {
+        const BOM: &[u8] = b"\xef\xbb\xbf";
+        while self.buf.len() - self.pos < BOM.len() && self.fill()? {}
+        if self.buf[self.pos..].starts_with(BOM) {
+            self.pos += BOM.len();
+        }
+        Ok(())
     }
 
     /// The next non-whitespace byte, not consumed; None at the end of input.
@@ -238,7 +263,8 @@ impl Splitter {
     ///
     /// Parts come in document order; those starting before `at` were guessed
     /// wrong and are dropped. Waits for a part only once this parser holds the
-    /// chunk it was decoded from, so the two threads work on different chunks.
+    /// chunk it was decoded from (and only for a chunk queued for read-ahead),
+    /// so the two threads work on different chunks and never wait on each other.
     fn take_part(&mut self, at: u64) -> Option<Part> {
         loop {
             let ahead = self.ahead.as_mut()?;
@@ -252,13 +278,13 @@ impl Splitter {
                 }
                 ahead.pending = None;
             }
-            if ahead.next_chunk >= self.chunks_read {
+            if ahead.owed == 0 {
                 return None;
             }
             match ahead.thread.parts.recv() {
                 Ok(part) => {
                     ahead.pending = part;
-                    ahead.next_chunk += 2;
+                    ahead.owed -= 1;
                 }
                 // The read-ahead thread is gone: go on alone.
                 Err(_) => self.ahead = None,
@@ -298,12 +324,16 @@ impl Splitter {
         if self.peek()?.is_none() {
             return Err(self.unexpected(None, "a value"));
         }
+        // The scan goes on where it stopped as chunks arrive (`fill` keeps the
+        // value's bytes in place from `pos`), so a value over many chunks costs
+        // one pass, not one per chunk.
+        let mut scan = ScanState::default();
         loop {
-            match scan_value(&self.buf[self.pos..], self.eof) {
+            match scan.resume(&self.buf[self.pos..], self.eof) {
                 Scan::Complete(len) => return Ok((self.offset(), len)),
                 Scan::NeedMore => {
                     if !self.fill()? {
-                        if let Scan::Complete(len) = scan_value(&self.buf[self.pos..], true) {
+                        if let Scan::Complete(len) = scan.resume(&self.buf[self.pos..], true) {
                             return Ok((self.offset(), len));
                         }
                         return Err(self.unexpected(None, "the rest of a value"));
@@ -378,68 +408,85 @@ impl Splitter {
     }
 }
 
-/// Finds where the JSON value at the start of `bytes` ends, without decoding it.
-///
-/// Only brackets and strings are tracked; whether the value is valid JSON is left to
-/// the decoder that reads it next.
-fn scan_value(bytes: &[u8], at_eof: bool) -> Scan {
-    match bytes.first() {
-        None => Scan::NeedMore,
-        Some(b'{') | Some(b'[') => scan_nested(bytes),
-        Some(b'"') => match string_end(bytes, 1) {
-            Some(end) => Scan::Complete(end),
+/// Where a scan for the end of one value stands: how far it got, and inside how
+/// many brackets and whether inside a string there. Rescanning from the value's
+/// start at every chunk made a value over n chunks cost n passes (a 64 MB
+/// string took seconds, a gigabyte one would take hours).
+#[derive(Default)]
+struct ScanState {
+    at: usize,
+    depth: usize,
+    in_string: bool,
+}
+
+impl ScanState {
+    /// Finds where the JSON value at the start of `bytes` ends, without decoding
+    /// it, going on from where the last call on the same value stopped (`bytes`
+    /// then starts with the same value and runs further).
+    ///
+    /// Only brackets and strings are tracked; whether the value is valid JSON is
+    /// left to the decoder that reads it next.
+    fn resume(&mut self, bytes: &[u8], at_eof: bool) -> Scan {
+        match bytes.first() {
             None => Scan::NeedMore,
-        },
-        Some(_) => {
-            let end = bytes
-                .iter()
-                .position(|b| matches!(b, b',' | b'}' | b']' | b' ' | b'\n' | b'\r' | b'\t'));
-            match end {
-                Some(n) => Scan::Complete(n),
-                None if at_eof => Scan::Complete(bytes.len()),
-                None => Scan::NeedMore,
+            Some(b'{' | b'[' | b'"') => self.nested(bytes),
+            Some(_) => {
+                let from = self.at.min(bytes.len());
+                let end = bytes[from..]
+                    .iter()
+                    .position(|b| matches!(b, b',' | b'}' | b']' | b' ' | b'\n' | b'\r' | b'\t'));
+                self.at = bytes.len();
+                match end {
+                    Some(n) => Scan::Complete(from + n),
+                    None if at_eof => Scan::Complete(bytes.len()),
+                    None => Scan::NeedMore,
+                }
             }
         }
+    }
+
+    /// A string, array or object: ends where its outermost bracket or quote closes.
+    fn nested(&mut self, bytes: &[u8]) -> Scan {
+        let mut i = self.at;
+        while i < bytes.len() {
+            if self.in_string {
+                match bytes[i] {
+                    // May step past the end: the escaped byte opens the next chunk.
+                    b'\\' => i += 2,
+                    b'"' => {
+                        self.in_string = false;
+                        i += 1;
+                        if self.depth == 0 {
+                            return Scan::Complete(i);
+                        }
+                    }
+                    _ => i += 1,
+                }
+                continue;
+            }
+            match bytes[i] {
+                b'"' => self.in_string = true,
+                b'{' | b'[' => self.depth += 1,
+                b'}' | b']' => {
+                    // The value opens with a bracket, so depth is at least 1 here.
+                    self.depth = self.depth.saturating_sub(1);
+                    if self.depth == 0 {
+                        return Scan::Complete(i + 1);
+                    }
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        self.at = i;
+        Scan::NeedMore
     }
 }
 
-fn scan_nested(bytes: &[u8]) -> Scan {
-    let mut depth = 0usize;
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'"' => match string_end(bytes, i + 1) {
-                Some(end) => {
-                    i = end;
-                    continue;
-                }
-                None => return Scan::NeedMore,
-            },
-            b'{' | b'[' => depth += 1,
-            b'}' | b']' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Scan::Complete(i + 1);
-                }
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    Scan::NeedMore
-}
-
-/// Index just past the closing quote of a string whose body starts at `from`.
-fn string_end(bytes: &[u8], from: usize) -> Option<usize> {
-    let mut i = from;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'\\' => i += 2,
-            b'"' => return Some(i + 1),
-            _ => i += 1,
-        }
-    }
-    None
+/// [`ScanState::resume`] of a fresh scan.
+#[cfg(test)]
+fn scan_value(bytes: &[u8], at_eof: bool) -> Scan {
+    ScanState::default().resume(bytes, at_eof)
 }
 
 #[cfg(test)]
@@ -459,6 +506,27 @@ mod tests {
         ));
         assert!(matches!(scan_value(b"123", false), Scan::NeedMore));
         assert!(matches!(scan_value(b"123", true), Scan::Complete(3)));
+    }
+
+    #[test]
+    fn a_scan_resumed_chunk_by_chunk_ends_where_a_whole_scan_does() {
+        let text = br#"{"a": "x}\"]", "b": [1, {"c": "\\"}], "d": "]"} tail"#;
+        let whole = match scan_value(text, false) {
+            Scan::Complete(n) => n,
+            Scan::NeedMore => panic!("value is complete"),
+        };
+        // Every way to cut it in two, escapes and quotes included.
+        for cut in 1..whole {
+            let mut scan = ScanState::default();
+            assert!(matches!(scan.resume(&text[..cut], false), Scan::NeedMore));
+            match scan.resume(text, false) {
+                Scan::Complete(n) => assert_eq!(n, whole, "cut at {cut}"),
+                Scan::NeedMore => panic!("cut at {cut}: value is complete"),
+            }
+        }
+        let mut scan = ScanState::default();
+        assert!(matches!(scan.resume(b"12", false), Scan::NeedMore));
+        assert!(matches!(scan.resume(b"1234,", false), Scan::Complete(4)));
     }
 
     #[test]

@@ -46,6 +46,20 @@ pub struct OpArgs<'a> {
     concrete: Option<Vec<Value>>,
 }
 
+/// The largest magnitude of an int the models read from the args (a dimension,
+/// a stride, a scalar): 2^40, far above any real tensor's, low enough that the
+/// models' exact integer arithmetic cannot overflow. Beyond it an instance is
+/// `Invalid` (fuzzing found shapes of `i64::MAX` overflowing `2·M·N·K`).
+pub const MAX_INT: i64 = 1 << 40;
+
+/// The most elements a shape may have, likewise: 2^48.
+pub const MAX_NUMEL: i128 = 1 << 48;
+
+/// `v` if within [`MAX_INT`].
+pub(crate) fn in_range(v: i64) -> Option<i64> {
+    (-MAX_INT..=MAX_INT).contains(&v).then_some(v)
+}
+
 fn invalid<T>(reason: impl Into<String>) -> Result<T, ModelError> {
     Err(ModelError::Invalid(reason.into()))
 }
@@ -106,12 +120,18 @@ impl<'a> OpArgs<'a> {
             .ok_or_else(|| ModelError::Invalid(format!("Input Dims has no index {i}")))
     }
 
-    /// `Input Dims[i]` as a shape (a list of ints).
+    /// `Input Dims[i]` as a shape (a list of ints within [`MAX_INT`], with at
+    /// most [`MAX_NUMEL`] elements).
     pub fn shape(&self, i: usize) -> Result<Vec<i64>, ModelError> {
         let entry = self.dim_entry(i)?;
-        int_list(entry).ok_or_else(|| {
-            ModelError::Invalid(format!("Input Dims[{i}] is not a list of ints: {entry}"))
-        })
+        let shape = entry.as_array().and_then(|items| {
+            let ints: Option<Vec<i64>> = items.iter().map(Value::as_i64).collect();
+            ints
+        });
+        match shape {
+            Some(shape) => checked_shape(shape, &format!("Input Dims[{i}]")),
+            None => invalid(format!("Input Dims[{i}] is not a list of ints: {entry}")),
+        }
     }
 
     /// Python's `Input Dims[i] is not None`. A missing tensor is recorded as `[]`,
@@ -190,9 +210,21 @@ impl<'a> OpArgs<'a> {
     }
 }
 
-/// A JSON list of ints as `Vec<i64>`.
+/// `shape` if every dimension is within [`MAX_INT`] and it has at most
+/// [`MAX_NUMEL`] elements; `what` names it in the error.
+pub(crate) fn checked_shape(shape: Vec<i64>, what: &str) -> Result<Vec<i64>, ModelError> {
+    if shape.iter().any(|&d| in_range(d).is_none()) || prod(&shape).abs() > MAX_NUMEL {
+        return invalid(format!(
+            "{what} {shape:?} is no tensor's shape (dimensions up to 2^40, 2^48 elements)"
+        ));
+    }
+    Ok(shape)
+}
+
+/// A JSON list of ints (each within [`MAX_INT`]) as `Vec<i64>`.
 pub fn int_list(value: &Value) -> Option<Vec<i64>> {
-    value.as_array()?.iter().map(Value::as_i64).collect()
+    let int = |v: &Value| v.as_i64().and_then(in_range);
+    value.as_array()?.iter().map(int).collect()
 }
 
 /// Python's `tuple(list)`: the outer list becomes a tuple, inner lists stay lists.
@@ -217,9 +249,12 @@ pub fn json_to_param(value: &Value) -> ParamValue {
     }
 }
 
-/// `prod(shape)`, with `prod(()) = 1`, exact in `i128`.
+/// `prod(shape)`, with `prod(()) = 1`, exact in `i128` (saturating, for shapes
+/// that are checked against [`MAX_NUMEL`] after).
 pub fn prod(shape: &[i64]) -> i128 {
-    shape.iter().map(|&d| d as i128).product()
+    shape
+        .iter()
+        .fold(1i128, |acc, &d| acc.saturating_mul(i128::from(d)))
 }
 
 /// Python's `float(s)`: surrounding whitespace is ignored; `inf`, `nan`,
@@ -233,9 +268,9 @@ pub fn py_float(s: &str) -> Option<f64> {
 }
 
 /// Python's `int(s)` for a decimal string: surrounding whitespace and a sign are
-/// accepted, a fraction is not.
+/// accepted, a fraction is not; within [`MAX_INT`].
 pub fn py_int(s: &str) -> Option<i64> {
-    s.trim().parse::<i64>().ok()
+    s.trim().parse::<i64>().ok().and_then(in_range)
 }
 
 /// `float(s)`, `Invalid` on failure.
@@ -263,10 +298,10 @@ pub fn parse_int_list(s: &str, what: &str) -> Result<Vec<i64>, ModelError> {
     items
         .iter()
         .map(|item| match item {
-            ParamValue::Int(i) => Ok(*i),
+            ParamValue::Int(i) if in_range(*i).is_some() => Ok(*i),
             ParamValue::Bool(b) => Ok(*b as i64),
-            ParamValue::Float(f) if f.is_finite() => Ok(f.trunc() as i64),
-            other => invalid(format!("{what}: int({other}) fails")),
+            ParamValue::Float(f) if f.abs() <= MAX_INT as f64 => Ok(f.trunc() as i64),
+            other => invalid(format!("{what}: int({other}) fails or exceeds ±2^40")),
         })
         .collect()
 }

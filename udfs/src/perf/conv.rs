@@ -146,8 +146,12 @@ impl Conv {
                 get(&self.padding, "padding")?,
                 get(&self.dilation, "dilation")?,
             );
+            // In i128: every int is within ±2^40 (`args::MAX_INT`), so no term
+            // overflows; a dimension out of that range is no tensor's.
+            let (input, kernel) = (i128::from(input), i128::from(kernel));
+            let (s, p, d) = (i128::from(s), i128::from(p), i128::from(d));
             let dim = if transposed {
-                let op = get(&self.output_padding, "output_padding")?;
+                let op = i128::from(get(&self.output_padding, "output_padding")?);
                 (input - 1) * s - 2 * p + d * (kernel - 1) + op + 1
             } else {
                 if s == 0 {
@@ -155,11 +159,15 @@ impl Conv {
                 }
                 // Python: int(((in + 2p - d(k-1) - 1) / s) + 1), true division.
                 let numerator = (input + 2 * p - d * (kernel - 1) - 1) as f64;
-                ((numerator / s as f64) + 1.0).trunc() as i64
+                ((numerator / s as f64) + 1.0).trunc() as i128
             };
+            let dim = i64::try_from(dim)
+                .ok()
+                .and_then(super::args::in_range)
+                .ok_or_else(|| ModelError::Invalid(format!("convolution output size {dim}")))?;
             out.push(dim);
         }
-        Ok(out)
+        super::args::checked_shape(out, "convolution output")
     }
 
     fn params(&self) -> Result<Vec<(String, ParamValue)>, ModelError> {

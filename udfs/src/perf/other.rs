@@ -54,8 +54,9 @@ pub fn moe_comm(op: &OpArgs, _: Semantics) -> Result<Perf, ModelError> {
         .and_then(Value::as_array)
         .cloned()
         .unwrap_or_default();
-    let num_tokens = tokens.first().and_then(Value::as_i64);
-    let hidden_dim = tokens.get(1).and_then(Value::as_i64);
+    let int = |v: &Value| v.as_i64().and_then(super::args::in_range);
+    let num_tokens = tokens.first().and_then(int);
+    let hidden_dim = tokens.get(1).and_then(int);
     let bpe = first_dtype(op)
         .filter(|d| !d.is_empty())
         .and_then(dtype::bpe);
@@ -120,6 +121,7 @@ pub fn cross_entropy_fwd(op: &OpArgs, _: Semantics) -> Result<Perf, ModelError> 
     let logits = int_list(entry).ok_or_else(|| {
         ModelError::Invalid(format!("logits shape is not a list of ints: {entry}"))
     })?;
+    let logits = super::args::checked_shape(logits, "logits shape")?;
     let batch = dim(&logits, 0)?;
     let vocab = *logits
         .last()

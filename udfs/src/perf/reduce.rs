@@ -111,6 +111,7 @@ pub fn aten_reduce(op: &OpArgs, semantics: Semantics) -> Result<Perf, ModelError
             .collect::<Result<Vec<_>, _>>()?,
         other => return Err(ModelError::Invalid(format!("Input Dims[0] is {other}"))),
     };
+    let shape = super::args::checked_shape(shape, "Input Dims[0]")?;
     let n_in = prod(&shape);
     let dtype_in = match op.types_opt().and_then(|t| t.first()) {
         Some(serde_json::Value::String(s)) => Some(s.as_str()),

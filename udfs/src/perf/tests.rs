@@ -258,3 +258,54 @@ fn bugfixes_fix_the_four_bugs_and_nothing_else() {
     assert_eq!(fixed.bytes, Some(elems * 2.0));
     assert_eq!(corrected.bytes, Some(elems * 4.0));
 }
+
+/// Shapes and scalars no tensor can have (found by fuzzing `py_literals`: the
+/// models' integer arithmetic overflowed, a panic in debug builds and wrapped
+/// numbers in release): every model gives an error or a number, for every
+/// model class, with each extreme in every shape and every scalar.
+#[test]
+fn extreme_inputs_give_an_error_or_a_number_never_an_overflow() {
+    let extremes = [
+        i64::MAX.to_string(),
+        i64::MIN.to_string(),
+        (1i64 << 40).to_string(),
+        "-1".to_string(),
+        "0".to_string(),
+    ];
+    let mut ops: Vec<&str> = registry::model_classes().map(|(op, _)| op).collect();
+    ops.push("triton_poi_fused_add_0");
+    let shapes = [
+        "[{x}, {x}, {x}, {x}]",
+        "[1, 1, {x}]",
+        "[1, {x}]",
+        "[2, 3, 8, 8]",
+    ];
+    for (x, shape) in extremes.iter().flat_map(|x| shapes.map(|s| (x, s))) {
+        let shape = shape.replace("{x}", x);
+        let dims = format!("[{shape}, {shape}, {shape}, [{x}], [{x}, {x}], [], [], [], [], []]");
+        let types = r#"["float", "float", "float", "float", "c10::BFloat16", "Scalar", "ScalarList", "Scalar", "", ""]"#;
+        let list = format!("[{x}, {x}]");
+        let concrete = format!(
+            r#"["", "", "", "{list}", "{list}", "{list}", "False", "{list}", "{x}", "{x}"]"#
+        );
+        let strides = Some(dims.as_str());
+        for op in &ops {
+            for semantics in [
+                Semantics::TraceLens,
+                Semantics::BugFixes,
+                Semantics::Corrected,
+            ] {
+                let raw = RawArgs {
+                    input_dims: Some(&dims),
+                    input_types: Some(types),
+                    input_strides: strides,
+                    concrete_inputs: Some(&concrete),
+                    kernel_names: &[],
+                };
+                if let Some(Ok(perf)) = compute(op, &raw, semantics) {
+                    let _ = (perf.metrics(Direction::Fwd), perf.metrics(Direction::Bwd));
+                }
+            }
+        }
+    }
+}

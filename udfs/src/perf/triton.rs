@@ -492,6 +492,7 @@ pub fn triton_compiled(op: &OpArgs, semantics: Semantics) -> Result<Perf, ModelE
         let shape = int_list(shape).ok_or_else(|| {
             ModelError::Invalid(format!("tensor shape is not a list of ints: {shape}"))
         })?;
+        let shape = super::args::checked_shape(shape, "tensor shape")?;
         bytes += prod(&shape) * size(dtype) as i128;
         first_pointer.get_or_insert(dtype);
         if size(dtype) > 0 {

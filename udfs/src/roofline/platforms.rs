@@ -283,7 +283,12 @@ fn parse_toml(text: &str) -> Result<Vec<Platform>, String> {
                 spec if SPECS.contains(&spec) => {
                     p.peak_tflops.insert(spec.to_string(), number()?);
                 }
-                other => return Err(format!("{where_}: unknown key `{other}`")),
+                // Escaped: a quoted TOML key may hold a line break, and errors
+                // are one line.
+                other => {
+                    let other = other.escape_debug();
+                    return Err(format!("{where_}: unknown key `{other}`"));
+                }
             }
         }
         if p.name.is_empty() || p.memory_tb_s == 0.0 {
@@ -375,5 +380,8 @@ mod tests {
         assert!(e.contains("expected a string"), "{e}");
         let e = parse_platforms("not toml = = =", true).expect_err("syntax");
         assert!(!e.contains('\n'));
+        // A quoted key with a line break (made the error two lines).
+        let e = parse_platforms("[[platform]]\n\"a\\nb\" = 1\n", true).expect_err("key");
+        assert!(e.ends_with(r"unknown key `a\nb`"), "{e}");
     }
 }
