@@ -403,18 +403,25 @@ impl SqlRunner {
         let Some(condition) = query.extra.get("when") else {
             return Ok(true);
         };
-        let results = self.run_sql(&format!("SELECT {condition}")).await?;
+        self.one_boolean(&format!("SELECT {condition}"))
+            .await?
+            .ok_or_else(|| {
+                DataFusionError::Plan(format!("{}: `-- when:` must be one boolean", query.origin))
+            })
+    }
+
+    /// The value of a query returning one non-NULL boolean; None when it returns
+    /// anything else.
+    pub async fn one_boolean(&self, sql: &str) -> Result<Option<bool>, DataFusionError> {
+        let results = self.run_sql(sql).await?;
         let batch = results.into_iter().flatten().next();
-        let holds = batch.and_then(|b| {
+        Ok(batch.and_then(|b| {
             b.column(0)
                 .as_any()
                 .downcast_ref::<datafusion::arrow::array::BooleanArray>()
                 .filter(|a| a.len() == 1 && a.is_valid(0))
                 .map(|a| a.value(0))
-        });
-        holds.ok_or_else(|| {
-            DataFusionError::Plan(format!("{}: `-- when:` must be one boolean", query.origin))
-        })
+        }))
     }
 
     /// Evaluates a report's `-- empty_text:` expression: the text its file holds

@@ -351,22 +351,15 @@ pub async fn trace_health_lines(engine: &Engine) -> Result<Option<Vec<(String, S
 /// Whether the session's traces write their times as integers: the catalog's
 /// view `integer_times` (false when a catalog has no such view).
 async fn integer_times(runner: &SqlRunner) -> Result<bool, Error> {
-    use datafusion::arrow::array::{Array, AsArray};
     const VIEW: &str = "integer_times";
     if runner.context().table_exist(VIEW).ok() != Some(true) {
         return Ok(false);
     }
-    let results = runner
-        .run_sql(&format!("SELECT {VIEW} FROM {VIEW}"))
+    let answer = runner
+        .one_boolean(&format!("SELECT {VIEW} FROM {VIEW}"))
         .await
         .map_err(|e| Error::query(format!("view {VIEW}: {e}")))?;
-    let batch = results.into_iter().flatten().next();
-    Ok(batch.is_some_and(|b| {
-        b.num_rows() == 1
-            && b.column(0)
-                .as_boolean_opt()
-                .is_some_and(|c| c.is_valid(0) && c.value(0))
-    }))
+    Ok(answer == Some(true))
 }
 
 /// `-- integer_columns: A, B`: in a trace whose times are integers, those
@@ -400,8 +393,7 @@ fn integer_columns(
         let whole = batches.iter().all(|b| {
             let values = b.column(at).as_primitive::<Float64Type>();
             (0..values.len()).all(|i| {
-                values.is_null(i)
-                    || (values.value(i).fract() == 0.0 && values.value(i).abs() < 9.0e15)
+                values.is_null(i) || tracesql_udfs::whole_number(values.value(i)).is_some()
             })
         });
         if whole {

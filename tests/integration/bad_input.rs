@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use crate::util::{gzip, tracesql, zip, Cmd, Run, BIN};
+use crate::util::{gzip, tracesql, write_file as write, zip, Cmd, Run, BIN};
 
 const SQL: &str = "SELECT count(*) FROM events";
 const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/basic_linear.json");
@@ -82,13 +82,6 @@ fn assert_success_with(run: &Run, cell: &str) {
         .lines()
         .any(|line| line.split(['|', '│']).any(|c| c.trim() == cell));
     assert!(found, "stdout must show a cell {cell:?}\n{ctx}");
-}
-
-/// Writes `bytes` to `name` in `dir` and returns the path as the tool will show it.
-fn write(dir: &Path, name: &str, bytes: &[u8]) -> String {
-    let path = dir.join(name);
-    std::fs::write(&path, bytes).expect("write test input");
-    path_str(&path)
 }
 
 fn path_str(path: &Path) -> String {

@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use crate::util::{fixture, tracesql_ok};
+use crate::util::{fixture, tracesql_ok, write_trace};
 
 /// One CSV value of `tracesql query FILE -e SQL` (one row, one column).
 fn scalar(trace: &str, sql: &str, compat: bool) -> String {
@@ -59,10 +59,7 @@ fn mean_trace(dir: &Path) -> String {
         {"ph": "f", "id": 7, "pid": 0, "tid": 7, "ts": 120.0, "cat": "ac2g",
          "name": "ac2g", "bp": "e"}
     ]);
-    let path = dir.join("mean.json");
-    let text = serde_json::json!({"traceEvents": events}).to_string();
-    std::fs::write(&path, text).expect("write the trace");
-    path.to_string_lossy().into_owned()
+    write_trace(dir, "mean.json", events)
 }
 
 /// The perf models count the reduce's real output by default (8 rows of 16 give

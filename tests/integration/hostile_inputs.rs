@@ -10,7 +10,7 @@
 
 use std::path::Path;
 
-use crate::util::{gzip, zip, Cmd, Run, BIN};
+use crate::util::{gzip, write_file as write, zip, Cmd, Run, BIN};
 
 /// Seconds any one run may take (a debug build; each takes a few at most).
 const TIME_LIMIT: &str = "120";
@@ -73,12 +73,6 @@ fn assert_loaded(run: &Run) -> Vec<Vec<String>> {
         .records()
         .map(|r| r.expect("CSV row").iter().map(str::to_string).collect())
         .collect()
-}
-
-fn write(dir: &Path, name: &str, bytes: &[u8]) -> String {
-    let path = dir.join(name);
-    std::fs::write(&path, bytes).expect("write test input");
-    path.to_str().expect("temp paths are UTF-8").to_string()
 }
 
 fn tmp() -> tempfile::TempDir {

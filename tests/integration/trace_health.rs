@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::util::{fixture, tracesql, tracesql_ok};
+use crate::util::{fixture, tracesql, tracesql_ok, write_trace};
 
 /// `tracesql query TRACE -e SQL --format csv` as rows of cells (header dropped).
 fn rows(trace: &str, sql: &str) -> Vec<Vec<String>> {
@@ -60,10 +60,7 @@ fn defective_trace(dir: &Path) -> String {
         serde_json::json!({"ph": "s", "id": 77, "pid": 1, "tid": 1, "ts": 111.0,
                            "cat": "ac2g", "name": "ac2g"}),
     ];
-    let path = dir.join("defective.json");
-    let text = serde_json::json!({"traceEvents": events}).to_string();
-    std::fs::write(&path, text).expect("write the trace");
-    path.to_string_lossy().into_owned()
+    write_trace(dir, "defective.json", serde_json::Value::Array(events))
 }
 
 #[test]

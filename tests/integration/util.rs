@@ -175,6 +175,19 @@ pub struct Cmd {
     stdin: Option<Vec<u8>>,
 }
 
+/// Writes `bytes` to `name` in `dir` and returns the path as the tool will show it.
+pub fn write_file(dir: &Path, name: &str, bytes: &[u8]) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).expect("write test input");
+    path.to_str().expect("temp paths are UTF-8").to_string()
+}
+
+/// Writes `{"traceEvents": events}` to `name` in `dir`; returns its path.
+pub fn write_trace(dir: &Path, name: &str, events: serde_json::Value) -> String {
+    let text = serde_json::json!({ "traceEvents": events }).to_string();
+    write_file(dir, name, text.as_bytes())
+}
+
 /// `tracesql`, with no arguments yet.
 pub fn tracesql() -> Cmd {
     Cmd::program(BIN)

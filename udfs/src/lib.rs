@@ -34,7 +34,7 @@ mod test_util;
 use datafusion::logical_expr::{AggregateUDF, ScalarUDF};
 use datafusion::prelude::SessionContext;
 
-pub use pyfmt::python_float_repr;
+pub use pyfmt::{python_float_repr, whole_number};
 
 /// Registers the roofline functions for `platforms` (replacing earlier ones), so a
 /// session can change its platform list (`--platforms FILE`).

@@ -48,12 +48,9 @@ const TRUNC_LENGTH: usize = 64;
 /// minimum and maximum print as `np.int64(…)` when whole, as numpy keeps the
 /// int64 of integer durations; mean, median and std are floats either way.
 pub fn render_kernel_details(entries: &[KernelStats], integer_times: bool) -> String {
-    let exact = |v: f64| {
-        if integer_times && v.fract() == 0.0 && v.abs() < 9.0e15 {
-            format!("np.int64({})", v as i64)
-        } else {
-            numpy_float64_repr(v)
-        }
+    let exact = |v: f64| match crate::pyfmt::whole_number(v).filter(|_| integer_times) {
+        Some(n) => format!("np.int64({n})"),
+        None => numpy_float64_repr(v),
     };
     let mut out = String::from("[");
     for (i, e) in entries.iter().enumerate() {

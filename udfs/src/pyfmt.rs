@@ -10,6 +10,12 @@
 
 use std::fmt::Write;
 
+/// `x` as an integer when it is a whole number well inside f64's exact range
+/// (|x| < 9e15): what a duration written as a JSON integer reads back as.
+pub fn whole_number(x: f64) -> Option<i64> {
+    (x.fract() == 0.0 && x.abs() < 9.0e15).then_some(x as i64)
+}
+
 /// Formats `x` exactly like Python's `repr(float)`.
 ///
 /// The digits are the shortest that round-trip (Rust's shortest formatting gives
