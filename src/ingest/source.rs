@@ -7,7 +7,9 @@
 
 use std::fs::File;
 use std::io::{self, Read, Seek};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::Arc;
 use std::thread;
 
 use super::error::Problem;
@@ -44,6 +46,8 @@ pub struct JsonStream {
     /// Read chunks go back to the reader thread for reuse, which saves it
     /// allocating, zeroing and faulting in a fresh megabyte each time.
     spent: SyncSender<Vec<u8>>,
+    /// Set by the reader thread when the input is a gzip or zip file.
+    compressed: Arc<AtomicBool>,
 }
 
 /// One chunk of the document.
@@ -62,6 +66,23 @@ impl JsonStream {
             Ok(Ok(chunk)) => Ok(Some(chunk)),
             Ok(Err(problem)) => Err(problem),
             Err(_) => Ok(None),
+        }
+    }
+
+    /// For a parser that stopped at a bad document: reads a compressed input
+    /// to its end and returns the problem of the stream itself (a corrupt or
+    /// truncated gzip, a decompression bomb), if any. None for plain JSON,
+    /// whose bytes are what they are.
+    pub fn problem_further_on(&mut self) -> Option<Problem> {
+        if !self.compressed.load(Ordering::Acquire) {
+            return None;
+        }
+        loop {
+            match self.next_chunk() {
+                Ok(Some(chunk)) => self.recycle(chunk.buffer),
+                Ok(None) => return None,
+                Err(problem) => return Some(problem),
+            }
         }
     }
 
@@ -133,6 +154,8 @@ pub fn open(
     let (spent_tx, spent_rx) = sync_channel(CHUNKS_IN_FLIGHT);
     let (ahead_tx, ahead_rx) = sync_channel::<AheadChunk>(4);
     let (ahead_spent_tx, ahead_spent) = sync_channel::<Vec<u8>>(CHUNKS_IN_FLIGHT);
+    let compressed = Arc::new(AtomicBool::new(false));
+    let compressed_for_reader = Arc::clone(&compressed);
     thread::spawn(move || {
         let mut numbered = 0u64;
         let mut offset = 0u64;
@@ -175,7 +198,13 @@ pub fn open(
             spent: spent_rx,
             size: chunk.max(1),
         };
-        let result = produce(input, progress.clone(), &mut chunks, inflated_limit);
+        let result = produce(
+            input,
+            progress.clone(),
+            &mut chunks,
+            inflated_limit,
+            &compressed_for_reader,
+        );
         if let Some(bar) = progress {
             bar.finish_and_clear();
         }
@@ -186,6 +215,7 @@ pub fn open(
     let stream = JsonStream {
         chunks: rx,
         spent: spent_tx,
+        compressed,
     };
     let ahead = read_ahead.then_some(AheadChunks {
         chunks: ahead_rx,
@@ -286,6 +316,7 @@ fn produce(
     bar: Option<indicatif::ProgressBar>,
     chunks: &mut Chunks,
     inflated_limit: Option<Limit>,
+    compressed: &AtomicBool,
 ) -> Result<(), Problem> {
     let mut magic = [0u8; 4];
     let got = read_up_to(&mut input, &mut magic).map_err(|e| Problem::Read(e.to_string()))?;
@@ -296,6 +327,10 @@ fn produce(
         return Err(Problem::EmptyFile);
     }
     let head = &magic[..got];
+    if head.starts_with(GZIP_MAGIC) || head.starts_with(ZIP_MAGIC) {
+        // Before the first chunk is sent, so the parser sees it set.
+        compressed.store(true, Ordering::Release);
+    }
     if head.starts_with(GZIP_MAGIC) {
         let counted = Counted { inner: input, bar };
         let decoder =

@@ -238,6 +238,22 @@ fn duplicate_keys_are_errors() {
     let at = two_arrays.rfind("\"traceEvents\"").expect("second key");
     let phrase = format!("malformed JSON at byte {at}: duplicate top-level key \"traceEvents\"");
     assert_error(&query(&path, COUNT), &path, &phrase);
+
+    // A megabyte-long key twice: the error quotes its start and its length.
+    let key = "k".repeat(1 << 20);
+    let long_keys = format!("{{\"{key}\": 1, \"{key}\": 2, \"traceEvents\": [{OP}]}}");
+    let path = write(dir.path(), "long.json", long_keys.as_bytes());
+    let run = query(&path, COUNT);
+    let shown = format!(
+        "duplicate top-level key \"{}\"... (1048576 bytes)",
+        "k".repeat(80)
+    );
+    assert_error(&run, &path, &shown);
+    assert!(
+        run.stderr.len() < 1000,
+        "{} bytes of error",
+        run.stderr.len()
+    );
 }
 
 // ---------------------------------------------------------------------------------

@@ -418,4 +418,54 @@ mod tests {
             }
         }
     }
+
+    /// A gzip whose JSON is bad (trailing characters) and whose checksum is
+    /// wrong: the corrupt stream is the error, in large chunks (where the
+    /// reader meets the checksum before the parser sees any JSON) and in tiny
+    /// ones (where the parser meets the bad JSON first). A fuzzing finding.
+    #[test]
+    fn a_corrupt_gzip_is_reported_as_such_whatever_the_chunking() {
+        let json =
+            br#"{"traceEvents": [{"ph": "i", "name": "a", "pid": 1, "tid": 1, "ts": 1}]} false"#;
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(json).expect("gzip in memory");
+        let mut gz = gz.finish().expect("gzip in memory");
+        // The CRC32 is the trailer's first four bytes.
+        let crc = gz.len() - 8;
+        gz[crc] ^= 0xff;
+        let mut file = tempfile::Builder::new()
+            .suffix(".json.gz")
+            .tempfile()
+            .expect("temp file");
+        file.write_all(&gz).expect("write trace");
+        let path = file.path().to_str().expect("utf-8 path");
+        for chunk in [source::CHUNK, 18, 1] {
+            for read_ahead in [false, true] {
+                let options = ReadOptions {
+                    read_ahead,
+                    chunk,
+                    hold_all_args: false,
+                };
+                let problem = match load_with_options(path, &options) {
+                    Ok(_) => panic!("a corrupt gzip loaded (chunks of {chunk})"),
+                    Err(e) => e.problem,
+                };
+                assert!(
+                    matches!(problem, Problem::Gzip(_)),
+                    "chunks of {chunk}, read ahead {read_ahead}: {problem}"
+                );
+            }
+        }
+    }
+
+    /// A plain file with the same bad JSON reports the JSON.
+    #[test]
+    fn bad_json_in_a_plain_file_is_reported_as_json() {
+        let file = write_trace(
+            r#"{"traceEvents": [{"ph": "i", "name": "a", "pid": 1, "tid": 1, "ts": 1}]} false"#,
+        );
+        let path = file.path().to_str().expect("utf-8 path");
+        let problem = load(path).err().map(|e| e.problem);
+        assert!(matches!(problem, Some(Problem::Json { .. })), "{problem:?}");
+    }
 }

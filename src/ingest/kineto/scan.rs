@@ -53,20 +53,24 @@ pub fn split_document(
     ahead: Option<AheadThread>,
     sink: &mut impl EventSink,
 ) -> Result<(Vec<(String, String)>, u64), Problem> {
-    let mut s = Splitter {
-        stream,
-        buf: Vec::new(),
-        start: 0,
-        pos: 0,
-        base: 0,
-        eof: false,
-        parts_taken: 0,
-        ahead: ahead.map(|thread| Ahead {
-            thread,
-            owed: 0,
-            pending: None,
-        }),
-    };
+    let mut s = Splitter::new(stream, ahead);
+    split(&mut s, sink).map_err(|problem| match problem {
+        // The parser stopped at a bad document; a compressed one may be corrupt
+        // further on, and a corrupt stream is the cause to report. Read to its
+        // end (bounded by the expansion limit) so that the error does not depend
+        // on where the chunks happened to end.
+        Problem::Json { .. }
+        | Problem::NotATrace(_)
+        | Problem::BadEvent { .. }
+        | Problem::EmptyFile => s.stream.problem_further_on().unwrap_or(problem),
+        stream_problem => stream_problem,
+    })
+}
+
+fn split(
+    s: &mut Splitter,
+    sink: &mut impl EventSink,
+) -> Result<(Vec<(String, String)>, u64), Problem> {
     let mut others = Vec::new();
     let mut saw_events = false;
     s.skip_byte_order_mark()?;
@@ -100,7 +104,7 @@ pub fn split_document(
             if !keys.insert(key.clone()) {
                 return Err(Problem::Json {
                     offset: at,
-                    message: format!("duplicate top-level key {key:?}"),
+                    message: format!("duplicate top-level key {}", quoted_prefix(&key)),
                 });
             }
             if key == "traceEvents" {
@@ -131,6 +135,16 @@ pub fn split_document(
         return Err(Problem::NotATrace("it has no traceEvents array".into()));
     }
     Ok((others, s.parts_taken))
+}
+
+/// `text` quoted, cut after 80 characters: a key can be megabytes long, and an
+/// error message is one readable line.
+fn quoted_prefix(text: &str) -> String {
+    const SHOWN: usize = 80;
+    match text.char_indices().nth(SHOWN) {
+        Some((at, _)) => format!("{:?}... ({} bytes)", &text[..at], text.len()),
+        None => format!("{text:?}"),
+    }
 }
 
 /// Turns a serde error inside `text` (which starts at `offset`) into a byte offset.
@@ -191,6 +205,23 @@ struct Ahead {
 }
 
 impl Splitter {
+    fn new(stream: JsonStream, ahead: Option<AheadThread>) -> Splitter {
+        Splitter {
+            stream,
+            buf: Vec::new(),
+            start: 0,
+            pos: 0,
+            base: 0,
+            eof: false,
+            parts_taken: 0,
+            ahead: ahead.map(|thread| Ahead {
+                thread,
+                owed: 0,
+                pending: None,
+            }),
+        }
+    }
+
     /// Drops consumed bytes and reads more; false at the end of input.
     ///
     /// The unread bytes move into the new chunk's headroom when they fit (an event
