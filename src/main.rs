@@ -16,7 +16,7 @@ use tracesql::load::{load_described, load_input, load_inputs, LoadedTrace, Trace
 use tracesql::output::terminal::{
     print_batches, print_listing, write_rows, PrintFormat, PrintOptions,
 };
-use tracesql::report::{run_reports, write_csv_dir, write_xlsx, Sheet};
+use tracesql::report::{write_csv_dir, write_xlsx, Sheet};
 use tracesql::Error;
 
 #[derive(Parser)]
@@ -428,11 +428,9 @@ fn report(
             // Reports are per trace: each trace gets a session of its own.
             let engine = engine_with(vec![trace], catalog)?;
             let name = engine.trace_names().first().cloned().unwrap_or_default();
-            let sheets = rt.block_on(run_reports(&engine, selection))?;
-            for (trace, line) in rt
-                .block_on(tracesql::report::trace_health_lines(&engine))?
-                .unwrap_or_default()
-            {
+            let (sheets, health) =
+                rt.block_on(tracesql::report::run_reports_and_health(&engine, selection))?;
+            for (trace, line) in health.unwrap_or_default() {
                 eprintln!("{trace}: {line}");
             }
             let platform = engine.platform();

@@ -1,10 +1,11 @@
 -- name: trace_health_warnings
--- version: 1
+-- version: 2
 -- kind: rule
 -- description: Validation: every trace_health check of severity warning that found something (GPU work no launch claims, kernels overlapping on a stream, shared correlation ids, launches after their op ended) is a finding, so a defective trace is flagged before its numbers are read.
 --
 -- One finding per check; the view trace_health explains each one and its
--- example uids. The info checks (zero durations, flows missing an end, events
+-- example uids. Read from trace_health_warning_checks, the warning rows alone,
+-- so that an analysis does not compute the info checks. The info checks (zero durations, flows missing an end, events
 -- outside the profiled window, timestamps going backwards, no
 -- deviceProperties) stay in the view: they do not change what the reports count.
 -- Columns: metric count (events, ops or ids the check found); threshold 0;
@@ -31,6 +32,6 @@ SELECT
   json_object('count', count, 'gpu_time_us', gpu_time_us, 'gpu_time_pct', gpu_time_pct)
     AS metrics,
   example_uids AS evidence_uids
-FROM trace_health
-WHERE severity = 'warning' AND count > 0
+FROM trace_health_warning_checks
+WHERE count > 0
 ORDER BY check

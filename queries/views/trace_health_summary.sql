@@ -1,11 +1,12 @@
 -- name: trace_health_summary
--- version: 1
+-- version: 2
 -- kind: view
 -- description: One line per trace on whether the reports can be trusted: the share of GPU time they cover and how many trace_health warnings there are; report and analyze print it.
 --
 -- Coverage is the busy time of the GPU work the reports count (view
 -- linked_kernels) as % of the busy time of all GPU events: the unlinked GPU work
--- of trace_health is what is missing.
+-- of trace_health is what is missing. Only the warning checks count, so this
+-- reads trace_health_warning_checks, not the whole of trace_health.
 -- Columns:
 --   trace: the trace file the row comes from
 --   gpu_coverage_pct: % of the trace's GPU time the reports count; NULL without
@@ -16,7 +17,7 @@ WITH per_trace AS (
   SELECT trace,
          max(CASE WHEN check = 'unlinked_gpu_work' THEN gpu_time_pct END) AS unlinked_pct,
          sum(CASE WHEN severity = 'warning' AND count > 0 THEN 1 ELSE 0 END) AS warnings
-  FROM trace_health
+  FROM trace_health_warning_checks
   GROUP BY trace
 ),
 gpu AS (

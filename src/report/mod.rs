@@ -132,6 +132,18 @@ pub async fn run_reports(engine: &Engine, only: Option<&[String]>) -> Result<Vec
         .collect()
 }
 
+/// [`run_reports`] and [`trace_health_lines`] side by side: the health checks
+/// fill the cores the last, longest reports leave idle, instead of running
+/// after them. Both run on one partition per query.
+pub async fn run_reports_and_health(
+    engine: &Engine,
+    only: Option<&[String]>,
+) -> Result<(Vec<Sheet>, Option<Vec<(String, String)>>), Error> {
+    let _partitions = engine.one_partition_per_query();
+    let (sheets, health) = tokio::join!(run_reports(engine, only), trace_health_lines(engine));
+    Ok((sheets?, health?))
+}
+
 /// The `-- when:` conditions of one run of the reports, evaluated once each: most
 /// reports share one (`(SELECT count(*) FROM ops) > 0`), and every evaluation is a
 /// query to plan and run. Reports asking at the same time wait for one answer.
