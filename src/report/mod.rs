@@ -11,6 +11,8 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
+use datafusion::arrow::array::{ArrayRef, AsArray};
+use datafusion::arrow::datatypes::DataType;
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::error::DataFusionError;
 use tokio::sync::OnceCell;
@@ -343,21 +345,25 @@ pub async fn trace_health_lines(engine: &Engine) -> Result<Option<Vec<(String, S
         .run_sql(&format!("SELECT trace, line FROM {VIEW} ORDER BY trace"))
         .await
         .map_err(|e| fail(&e))?;
-    let sheet = Sheet {
-        sheet: VIEW.into(),
-        query_name: VIEW.into(),
-        query_version: 0,
-        header: vec!["trace".into(), "line".into()],
-        batches: results.into_iter().flatten().collect(),
-        empty_text: None,
-    };
-    Ok(Some(
-        sheet
-            .cells()
-            .into_iter()
-            .map(|row| (row[0].clone(), row[1].clone()))
-            .collect(),
-    ))
+    let mut lines = Vec::new();
+    for batch in results.iter().flatten() {
+        // Whatever text type (dictionary, view) the columns come as.
+        let text = |i: usize| {
+            datafusion::arrow::compute::cast(batch.column(i), &DataType::Utf8).map_err(|e| fail(&e))
+        };
+        let (traces, texts) = (text(0)?, text(1)?);
+        for (trace, line) in traces
+            .as_string::<i32>()
+            .iter()
+            .zip(texts.as_string::<i32>())
+        {
+            lines.push((
+                trace.unwrap_or_default().into(),
+                line.unwrap_or_default().into(),
+            ));
+        }
+    }
+    Ok(Some(lines))
 }
 
 /// Whether the session's traces write their times as integers: the catalog's
@@ -385,7 +391,7 @@ fn integer_columns(
 ) -> Result<Vec<RecordBatch>, String> {
     use datafusion::arrow::array::{Array, AsArray};
     use datafusion::arrow::compute::cast;
-    use datafusion::arrow::datatypes::{DataType, Field, Float64Type, Schema};
+    use datafusion::arrow::datatypes::{DataType, Float64Type};
     let Some(list) = query.extra.get("integer_columns") else {
         return Ok(batches);
     };
@@ -412,36 +418,41 @@ fn integer_columns(
             convert.push(at);
         }
     }
-    if convert.is_empty() {
+    replace_columns(batches, &convert, |column| {
+        cast(column, &DataType::Int64).map_err(|e| e.to_string())
+    })
+}
+
+/// `batches` with the columns at `columns` replaced by `convert` of them, the
+/// schema following the new arrays' types: what the report headers that
+/// rewrite cells (`-- integer_columns:`, `-- mixed_numbers_as_float:`) share.
+fn replace_columns(
+    batches: Vec<RecordBatch>,
+    columns: &[usize],
+    convert: impl Fn(&ArrayRef) -> Result<ArrayRef, String>,
+) -> Result<Vec<RecordBatch>, String> {
+    use datafusion::arrow::datatypes::{Field, Schema};
+    if columns.is_empty() {
         return Ok(batches);
     }
-    let fields: Vec<Field> = first
-        .schema()
-        .fields()
-        .iter()
-        .enumerate()
-        .map(|(i, f)| match convert.contains(&i) {
-            true => f.as_ref().clone().with_data_type(DataType::Int64),
-            false => f.as_ref().clone(),
-        })
-        .collect();
-    let schema = std::sync::Arc::new(Schema::new(fields));
     batches
-        .iter()
-        .map(|b| {
-            let columns = b
-                .columns()
+        .into_iter()
+        .map(|batch| {
+            let mut arrays = batch.columns().to_vec();
+            for &at in columns {
+                arrays[at] = convert(&arrays[at])?;
+            }
+            let schema = batch.schema();
+            let fields: Vec<Field> = schema
+                .fields()
                 .iter()
-                .enumerate()
-                .map(|(i, c)| match convert.contains(&i) {
-                    true => cast(c, &DataType::Int64),
-                    false => Ok(c.clone()),
-                })
-                .collect::<Result<Vec<_>, _>>()?;
-            RecordBatch::try_new(schema.clone(), columns)
+                .zip(&arrays)
+                .map(|(f, a)| f.as_ref().clone().with_data_type(a.data_type().clone()))
+                .collect();
+            let schema = Schema::new_with_metadata(fields, schema.metadata().clone());
+            RecordBatch::try_new(Arc::new(schema), arrays).map_err(|e| e.to_string())
         })
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| e.to_string())
+        .collect()
 }
 
 /// `-- mixed_numbers_as_float: PREFIX`: a text column whose name starts with
@@ -454,7 +465,7 @@ fn mixed_numbers_as_float(
     header: &[String],
     batches: Vec<RecordBatch>,
 ) -> Result<Vec<RecordBatch>, String> {
-    use datafusion::arrow::array::{Array, ArrayRef, AsArray, StringArray};
+    use datafusion::arrow::array::{AsArray, StringArray};
     use datafusion::arrow::compute::cast;
     use datafusion::arrow::datatypes::DataType;
     let Some(prefix) = query
@@ -464,52 +475,45 @@ fn mixed_numbers_as_float(
     else {
         return Ok(batches);
     };
-    let is_int = |v: &str| v.parse::<i64>().is_ok();
-    let is_float = |v: &str| !is_int(v) && v.parse::<f64>().is_ok();
+    let as_text = |column: &ArrayRef| cast(column, &DataType::Utf8).map_err(|e| e.to_string());
     let mut convert = Vec::new();
     for (at, name) in header.iter().enumerate() {
         if !name.starts_with(prefix.as_str()) {
             continue;
         }
-        let mut values = Vec::new();
+        // (ints, floats, other) among the column's non-NULL values.
+        let mut seen = (false, false, false);
         for batch in &batches {
-            let text = cast(batch.column(at), &DataType::Utf8).map_err(|e| e.to_string())?;
-            let text = text.as_string::<i32>();
-            values.extend(
-                (0..text.len())
-                    .filter(|&i| text.is_valid(i))
-                    .map(|i| text.value(i).to_string()),
-            );
+            let text = as_text(batch.column(at))?;
+            for value in text.as_string::<i32>().iter().flatten() {
+                if value.parse::<i64>().is_ok() {
+                    seen.0 = true;
+                } else if value.parse::<f64>().is_ok() {
+                    seen.1 = true;
+                } else {
+                    seen.2 = true;
+                }
+            }
         }
-        let numeric = values.iter().all(|v| is_int(v) || is_float(v));
-        if numeric && values.iter().any(|v| is_int(v)) && values.iter().any(|v| is_float(v)) {
+        if seen == (true, true, false) {
             convert.push(at);
         }
     }
-    if convert.is_empty() {
-        return Ok(batches);
-    }
-    batches
-        .into_iter()
-        .map(|batch| {
-            let mut columns: Vec<ArrayRef> = batch.columns().to_vec();
-            for &at in &convert {
-                let text = cast(&columns[at], &DataType::Utf8).map_err(|e| e.to_string())?;
-                let text = text.as_string::<i32>();
-                let floats: StringArray = (0..text.len())
-                    .map(|i| {
-                        text.is_valid(i)
-                            .then(|| match text.value(i).parse::<i64>() {
-                                Ok(n) => tracesql_udfs::python_float_repr(n as f64),
-                                Err(_) => text.value(i).to_string(),
-                            })
-                    })
-                    .collect();
-                columns[at] = cast(&floats, columns[at].data_type()).map_err(|e| e.to_string())?;
-            }
-            RecordBatch::try_new(batch.schema(), columns).map_err(|e| e.to_string())
-        })
-        .collect()
+    replace_columns(batches, &convert, |column| {
+        let text = as_text(column)?;
+        let floats: StringArray = text
+            .as_string::<i32>()
+            .iter()
+            .map(|value| {
+                value.map(|v| match v.parse::<i64>() {
+                    Ok(n) => tracesql_udfs::python_float_repr(n as f64),
+                    Err(_) => v.to_string(),
+                })
+            })
+            .collect();
+        // Back to the column's own type (a dictionary stays one).
+        cast(&floats, column.data_type()).map_err(|e| e.to_string())
+    })
 }
 
 /// The first non-NULL value of list-of-strings column `at`.
