@@ -1,6 +1,6 @@
 //! Attaching GPU work to the runtime/driver call that launched it.
 
-use super::{EdgeKind, Links};
+use super::{EdgeKind, Grouped, Links};
 use crate::ingest::{Column, EventKind, FxMap, RawTrace};
 
 /// What kind of work a GPU event is, for timelines and attribution.
@@ -126,6 +126,8 @@ pub fn attach_gpu_events(trace: &RawTrace, links: &mut Links) {
         }
     }
     let flow_targets = flow_targets(trace, key);
+    // (event above, GPU event) for every GPU event and each event above it.
+    let mut below = Vec::new();
     for g in 0..trace.len() {
         let kind = trace.kind[g];
         if !kind.is_gpu() {
@@ -144,8 +146,9 @@ pub fn attach_gpu_events(trace: &RawTrace, links: &mut Links) {
         };
         links.linked_by[g] = Some(by);
         links.set_parent(g as u32, launch, EdgeKind::Launch);
-        add_to_ancestors(links, launch, g as u32);
+        add_to_ancestors(links, launch, g as u32, &mut below);
     }
+    links.subtree_gpu = Grouped::from_pairs(trace.len(), &below);
 }
 
 /// For each flow id with both ends, the event the reference tool would link: the
@@ -168,27 +171,33 @@ fn flow_targets(trace: &RawTrace, key: &Column<i64>) -> FxMap<i64, u32> {
             _ => {}
         }
     }
-    let mut by_place = FxMap::default();
+    // Flow ids with both ends, and the end's place; the last event there whose
+    // link value is the id wins (file order).
+    let both: FxMap<i64, usize> = ends
+        .into_iter()
+        .filter(|(id, _)| starts.contains_key(id))
+        .collect();
+    let mut targets = FxMap::default();
     for u in 0..trace.len() {
         let flow = matches!(trace.kind[u], EventKind::FlowStart | EventKind::FlowEnd);
-        if let (false, Some(k), true) = (flow, key.get(u), trace.has_args(u)) {
-            by_place.insert((trace.pid.get(u), trace.tid.get(u), k), u as u32);
+        let Some(k) = key.get(u).filter(|_| !flow && trace.has_args(u)) else {
+            continue;
+        };
+        if let Some(&end) = both.get(&k) {
+            let here = (trace.pid.get(u), trace.tid.get(u));
+            if here == (trace.pid.get(end), trace.tid.get(end)) {
+                targets.insert(k, u as u32);
+            }
         }
     }
-    ends.into_iter()
-        .filter(|(id, _)| starts.contains_key(id))
-        .filter_map(|(id, f)| {
-            let target = by_place.get(&(trace.pid.get(f), trace.tid.get(f), id))?;
-            Some((id, *target))
-        })
-        .collect()
+    targets
 }
 
-/// Records `gpu` in the subtree list of `launch` and of every ancestor above it.
-fn add_to_ancestors(links: &mut Links, launch: u32, gpu: u32) {
+/// Records `gpu` below `launch` and every ancestor above it.
+fn add_to_ancestors(links: &Links, launch: u32, gpu: u32, below: &mut Vec<(u32, u32)>) {
     let mut at = Some(launch);
     while let Some(uid) = at {
-        links.subtree_gpu.entry(uid).or_default().push(gpu);
+        below.push((uid, gpu));
         at = links.parent[uid as usize].map(|(p, _)| p);
     }
 }

@@ -59,7 +59,7 @@ pub struct Links {
     /// non-communication GPU events it launched directly, in file order.
     pub direct_gpu: FxMap<u32, Vec<u32>>,
     /// For each host event: all GPU events below it, in attach order.
-    pub subtree_gpu: FxMap<u32, Vec<u32>>,
+    pub subtree_gpu: Grouped,
     /// Backward wrapper (`autograd::engine::evaluate_function: ...`) → forward op.
     pub forward_of: FxMap<u32, u32>,
 }
@@ -72,7 +72,7 @@ impl Links {
 
     /// All GPU events below `uid`.
     pub fn subtree(&self, uid: u32) -> &[u32] {
-        self.subtree_gpu.get(&uid).map_or(&[], Vec::as_slice)
+        self.subtree_gpu.get(uid)
     }
 
     /// The parents and the edges, the rest dropped: what the last tables built
@@ -82,6 +82,48 @@ impl Links {
         self,
     ) -> (Vec<Option<(u32, EdgeKind)>>, Vec<(u32, u32, EdgeKind)>) {
         (self.parent, self.edges)
+    }
+}
+
+/// Lists of uids keyed by uid, stored flat (compressed rows): every GPU event
+/// is listed under each event above it, some ten lists per kernel, and one
+/// vector per key cost an allocation each (a second of the link on a 1 GB
+/// trace).
+#[derive(Debug, Default)]
+pub struct Grouped {
+    /// The list of key `k` is `values[starts[k]..starts[k + 1]]`.
+    starts: Vec<u32>,
+    values: Vec<u32>,
+}
+
+impl Grouped {
+    /// Groups `(key, value)` pairs by key, keys below `keys`; each list keeps
+    /// the pairs' order.
+    pub fn from_pairs(keys: usize, pairs: &[(u32, u32)]) -> Grouped {
+        let mut starts = vec![0u32; keys + 1];
+        for &(key, _) in pairs {
+            starts[key as usize + 1] += 1;
+        }
+        for k in 0..keys {
+            starts[k + 1] += starts[k];
+        }
+        let mut next = starts.clone();
+        let mut values = vec![0u32; pairs.len()];
+        for &(key, value) in pairs {
+            let at = &mut next[key as usize];
+            values[*at as usize] = value;
+            *at += 1;
+        }
+        Grouped { starts, values }
+    }
+
+    /// The list of `key`; empty for a key without one.
+    pub fn get(&self, key: u32) -> &[u32] {
+        let key = key as usize;
+        match (self.starts.get(key), self.starts.get(key + 1)) {
+            (Some(&from), Some(&to)) => &self.values[from as usize..to as usize],
+            _ => &[],
+        }
     }
 }
 
@@ -97,7 +139,7 @@ pub fn link(trace: &RawTrace) -> Links {
         linked_by: vec![None; n],
         launcher_op: vec![None; n],
         direct_gpu: FxMap::default(),
-        subtree_gpu: FxMap::default(),
+        subtree_gpu: Grouped::default(),
         forward_of: FxMap::default(),
     };
     let step = |name: &str, link: fn(&RawTrace, &mut Links), links: &mut Links| {
@@ -123,5 +165,24 @@ impl Links {
     fn set_parent(&mut self, child: u32, parent: u32, kind: EdgeKind) {
         self.parent[child as usize] = Some((parent, kind));
         self.edges.push((parent, child, kind));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Grouped;
+
+    #[test]
+    fn grouped_lists_keep_the_pairs_order_per_key() {
+        let pairs = [(3, 10), (0, 11), (3, 12), (1, 13), (3, 14), (0, 15)];
+        let grouped = Grouped::from_pairs(5, &pairs);
+        assert_eq!(grouped.get(0), [11, 15]);
+        assert_eq!(grouped.get(1), [13]);
+        assert_eq!(grouped.get(2), [] as [u32; 0]);
+        assert_eq!(grouped.get(3), [10, 12, 14]);
+        assert_eq!(grouped.get(4), [] as [u32; 0]);
+        // Past the keys, and an empty grouping: empty lists.
+        assert_eq!(grouped.get(5), [] as [u32; 0]);
+        assert_eq!(Grouped::default().get(0), [] as [u32; 0]);
     }
 }
