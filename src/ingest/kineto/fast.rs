@@ -217,7 +217,11 @@ impl<'a> Cursor<'a> {
             b'n' => self.literal(b"null").map(|_| None),
             _ => {
                 let token = self.number()?;
-                *fractional |= token.bytes().any(|b| matches!(b, b'.' | b'e' | b'E'));
+                // `-0` counts as a float, as serde_json reads it (to keep the
+                // sign) and so the other decoder: both decoders must agree
+                // (Python would read an int 0; no profiler writes `-0`).
+                *fractional |=
+                    token == "-0" || token.bytes().any(|b| matches!(b, b'.' | b'e' | b'E'));
                 let v: f64 = token.parse().ok()?;
                 v.is_finite().then_some(Some(v))
             }

@@ -213,7 +213,10 @@ impl<'a> OpArgs<'a> {
 /// `shape` if every dimension is within [`MAX_INT`] and it has at most
 /// [`MAX_NUMEL`] elements; `what` names it in the error.
 pub(crate) fn checked_shape(shape: Vec<i64>, what: &str) -> Result<Vec<i64>, ModelError> {
-    if shape.iter().any(|&d| in_range(d).is_none()) || prod(&shape).abs() > MAX_NUMEL {
+    // unsigned_abs: the product saturates at i128::MIN for some negative shapes.
+    if shape.iter().any(|&d| in_range(d).is_none())
+        || prod(&shape).unsigned_abs() > MAX_NUMEL as u128
+    {
         return invalid(format!(
             "{what} {shape:?} is no tensor's shape (dimensions up to 2^40, 2^48 elements)"
         ));
@@ -611,5 +614,14 @@ mod tests {
             OpArgs::parse("x", &bad),
             Err(ModelError::Invalid(_))
         ));
+    }
+
+    /// Seven negative dimensions of 2^40: the product saturates at i128::MIN,
+    /// whose absolute value does not exist (a fuzz finding: it panicked).
+    #[test]
+    fn a_shape_whose_product_saturates_is_invalid_not_a_panic() {
+        let shape = vec![-(1i64 << 40); 7];
+        assert!(checked_shape(shape, "input").is_err());
+        assert!(checked_shape(vec![1 << 20, 1 << 20], "input").is_ok());
     }
 }
