@@ -19,12 +19,6 @@ use tracesql::output::terminal::{
 use tracesql::report::{write_csv_dir, write_xlsx, Sheet};
 use tracesql::Error;
 
-/// mimalloc instead of the system allocator: DataFusion and the loader allocate
-/// and free large buffers all the time, and glibc hands them back to the kernel
-/// and faults them in again (a third of a 1 GB report's time was system time).
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 #[derive(Parser)]
 #[command(
     name = "tracesql",
