@@ -18,7 +18,8 @@
 --   carrying the op's External id) start after the op ended, e.g. work queued
 --   on another thread: the launch is not nested in the op, so its GPU time is
 --   not the op's in the reports.
--- Columns: those of trace_health (severity is always warning).
+-- The columns are trace_health's (severity is always warning).
+-- Columns:
 --   trace: the trace file the row comes from
 --   check: the check's name (above)
 --   severity: warning
