@@ -217,11 +217,7 @@ impl<'a> Cursor<'a> {
             b'n' => self.literal(b"null").map(|_| None),
             _ => {
                 let token = self.number()?;
-                // `-0` counts as a float, as serde_json reads it (to keep the
-                // sign) and so the other decoder: both decoders must agree
-                // (Python would read an int 0; no profiler writes `-0`).
-                *fractional |=
-                    token == "-0" || token.bytes().any(|b| matches!(b, b'.' | b'e' | b'E'));
+                *fractional |= read_as_float(token);
                 let v: f64 = token.parse().ok()?;
                 v.is_finite().then_some(Some(v))
             }
@@ -454,6 +450,22 @@ fn plain_run(b: &[u8], mut i: usize) -> usize {
     i
 }
 
+/// Whether serde_json reads the number `token` as a float (and the other
+/// decoder, `decode::TimeValue`, counts it fractional): a fraction or an
+/// exponent, as Python reads floats; also `-0` (a float, to keep the sign) and
+/// an integer beyond i64 and u64. Both decoders must agree, or the count would
+/// depend on which one the chunking hands an event to (two fuzz findings;
+/// Python would read those two as ints, but no profiler writes them).
+fn read_as_float(token: &str) -> bool {
+    if token.bytes().any(|b| matches!(b, b'.' | b'e' | b'E')) || token == "-0" {
+        return true;
+    }
+    // Up to 18 digits always fit an i64.
+    token.trim_start_matches('-').len() > 18
+        && token.parse::<i64>().is_err()
+        && token.parse::<u64>().is_err()
+}
+
 /// Index of the first non-digit at or after `i`.
 fn digits(b: &[u8], mut i: usize) -> usize {
     while b.get(i).is_some_and(u8::is_ascii_digit) {
@@ -611,6 +623,28 @@ mod tests {
             }
         }
         assert_eq!(plain_run(&[b' '; 16], 0), 16);
+    }
+
+    #[test]
+    fn times_read_as_floats_are_those_serde_reads_as_floats() {
+        for (token, float) in [
+            ("11055", false),
+            ("-7", false),
+            ("0", false),
+            ("1.5", true),
+            ("1e3", true),
+            ("-0", true),
+            ("9223372036854775807", false),
+            ("18446744073709551615", false),
+            ("18446744073709551616", true),
+            ("-9223372036854775809", true),
+        ] {
+            assert_eq!(read_as_float(token), float, "{token}");
+            let serde_float = serde_json::from_str::<serde_json::Value>(token)
+                .map(|v| v.is_f64())
+                .unwrap_or(true);
+            assert_eq!(serde_float, float, "serde on {token}");
+        }
     }
 
     #[test]
