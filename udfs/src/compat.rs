@@ -63,7 +63,7 @@ pub fn register(ctx: &datafusion::prelude::SessionContext, on: bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use datafusion::arrow::array::{Array, AsArray};
+    use datafusion::arrow::array::AsArray;
     use datafusion::prelude::SessionContext;
 
     async fn ask(ctx: &SessionContext) -> bool {
