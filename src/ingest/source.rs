@@ -7,9 +7,7 @@
 
 use std::fs::File;
 use std::io::{self, Read, Seek};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
-use std::sync::Arc;
 use std::thread;
 
 use super::error::Problem;
@@ -46,8 +44,8 @@ pub struct JsonStream {
     /// Read chunks go back to the reader thread for reuse, which saves it
     /// allocating, zeroing and faulting in a fresh megabyte each time.
     spent: SyncSender<Vec<u8>>,
-    /// Set by the reader thread when the input is a gzip or zip file.
-    compressed: Arc<AtomicBool>,
+    /// The input is a gzip or zip file.
+    compressed: bool,
 }
 
 /// One chunk of the document.
@@ -74,7 +72,7 @@ impl JsonStream {
     /// truncated gzip, a decompression bomb), if any. None for plain JSON,
     /// whose bytes are what they are.
     pub fn problem_further_on(&mut self) -> Option<Problem> {
-        if !self.compressed.load(Ordering::Acquire) {
+        if !self.compressed {
             return None;
         }
         loop {
@@ -122,7 +120,7 @@ pub fn open(
     chunk: usize,
 ) -> Result<(JsonStream, Option<AheadChunks>), Problem> {
     let max_expansion = max_expansion()?;
-    let (input, size): (Box<dyn ReadSeek>, Option<u64>) = if path == "-" {
+    let (mut input, size): (Box<dyn ReadSeek>, Option<u64>) = if path == "-" {
         let mut all = Vec::new();
         io::stdin()
             .lock()
@@ -146,6 +144,7 @@ pub fn open(
         }
         (Box::new(file), Some(meta.len()))
     };
+    let container = container_of(&mut input)?;
     let inflated_limit = size
         .zip(max_expansion)
         .map(|(size, ratio)| expansion_limit(size, ratio));
@@ -154,8 +153,6 @@ pub fn open(
     let (spent_tx, spent_rx) = sync_channel(CHUNKS_IN_FLIGHT);
     let (ahead_tx, ahead_rx) = sync_channel::<AheadChunk>(4);
     let (ahead_spent_tx, ahead_spent) = sync_channel::<Vec<u8>>(CHUNKS_IN_FLIGHT);
-    let compressed = Arc::new(AtomicBool::new(false));
-    let compressed_for_reader = Arc::clone(&compressed);
     thread::spawn(move || {
         let mut numbered = 0u64;
         let mut offset = 0u64;
@@ -200,10 +197,10 @@ pub fn open(
         };
         let result = produce(
             input,
+            container,
             progress.clone(),
             &mut chunks,
             inflated_limit,
-            &compressed_for_reader,
         );
         if let Some(bar) = progress {
             bar.finish_and_clear();
@@ -215,7 +212,7 @@ pub fn open(
     let stream = JsonStream {
         chunks: rx,
         spent: spent_tx,
-        compressed,
+        compressed: container != Container::Plain,
     };
     let ahead = read_ahead.then_some(AheadChunks {
         chunks: ahead_rx,
@@ -310,16 +307,19 @@ impl<R: Read> Read for Counted<R> {
     }
 }
 
-/// Detects the container format and sends the decompressed bytes chunk by chunk.
-fn produce(
-    mut input: Box<dyn ReadSeek>,
-    bar: Option<indicatif::ProgressBar>,
-    chunks: &mut Chunks,
-    inflated_limit: Option<Limit>,
-    compressed: &AtomicBool,
-) -> Result<(), Problem> {
+/// What an input is, told by its first bytes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Container {
+    Gzip,
+    Zip,
+    Plain,
+}
+
+/// The container `input` is, told by its first bytes; the input is left at its
+/// start.
+fn container_of(input: &mut Box<dyn ReadSeek>) -> Result<Container, Problem> {
     let mut magic = [0u8; 4];
-    let got = read_up_to(&mut input, &mut magic).map_err(|e| Problem::Read(e.to_string()))?;
+    let got = read_up_to(input, &mut magic).map_err(|e| Problem::Read(e.to_string()))?;
     input
         .seek(io::SeekFrom::Start(0))
         .map_err(|e| Problem::Read(e.to_string()))?;
@@ -327,40 +327,56 @@ fn produce(
         return Err(Problem::EmptyFile);
     }
     let head = &magic[..got];
-    if head.starts_with(GZIP_MAGIC) || head.starts_with(ZIP_MAGIC) {
-        // Before the first chunk is sent, so the parser sees it set.
-        compressed.store(true, Ordering::Release);
-    }
-    if head.starts_with(GZIP_MAGIC) {
-        let counted = Counted { inner: input, bar };
-        let decoder =
-            flate2::read::MultiGzDecoder::new(io::BufReader::with_capacity(CHUNK, counted));
-        pump(decoder, chunks, inflated_limit, |e| {
-            Problem::Gzip(e.to_string())
-        })
+    Ok(if head.starts_with(GZIP_MAGIC) {
+        Container::Gzip
     } else if head.starts_with(ZIP_MAGIC) {
-        let mut archive = zip::ZipArchive::new(input).map_err(|e| Problem::Zip(e.to_string()))?;
-        let index = pick_zip_entry(&mut archive)?;
-        let entry = archive
-            .by_index(index)
-            .map_err(|e| Problem::Zip(e.to_string()))?;
-        let gz = entry.name().ends_with(".gz");
-        let counted = Counted { inner: entry, bar };
-        if gz {
-            let decoder = flate2::read::MultiGzDecoder::new(counted);
+        Container::Zip
+    } else {
+        Container::Plain
+    })
+}
+
+/// Sends the decompressed bytes of `input` chunk by chunk.
+fn produce(
+    input: Box<dyn ReadSeek>,
+    container: Container,
+    bar: Option<indicatif::ProgressBar>,
+    chunks: &mut Chunks,
+    inflated_limit: Option<Limit>,
+) -> Result<(), Problem> {
+    match container {
+        Container::Gzip => {
+            let counted = Counted { inner: input, bar };
+            let decoder =
+                flate2::read::MultiGzDecoder::new(io::BufReader::with_capacity(CHUNK, counted));
             pump(decoder, chunks, inflated_limit, |e| {
                 Problem::Gzip(e.to_string())
             })
-        } else {
-            pump(counted, chunks, inflated_limit, |e| {
-                Problem::Zip(e.to_string())
-            })
         }
-    } else {
+        Container::Zip => {
+            let mut archive =
+                zip::ZipArchive::new(input).map_err(|e| Problem::Zip(e.to_string()))?;
+            let index = pick_zip_entry(&mut archive)?;
+            let entry = archive
+                .by_index(index)
+                .map_err(|e| Problem::Zip(e.to_string()))?;
+            let gz = entry.name().ends_with(".gz");
+            let counted = Counted { inner: entry, bar };
+            if gz {
+                let decoder = flate2::read::MultiGzDecoder::new(counted);
+                pump(decoder, chunks, inflated_limit, |e| {
+                    Problem::Gzip(e.to_string())
+                })
+            } else {
+                pump(counted, chunks, inflated_limit, |e| {
+                    Problem::Zip(e.to_string())
+                })
+            }
+        }
         // Plain JSON: its size is its own, nothing to limit.
-        pump(Counted { inner: input, bar }, chunks, None, |e| {
+        Container::Plain => pump(Counted { inner: input, bar }, chunks, None, |e| {
             Problem::Read(e.to_string())
-        })
+        }),
     }
 }
 

@@ -11,8 +11,7 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use datafusion::arrow::array::{ArrayRef, AsArray};
-use datafusion::arrow::datatypes::DataType;
+use datafusion::arrow::array::ArrayRef;
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::error::DataFusionError;
 use tokio::sync::OnceCell;
@@ -345,12 +344,13 @@ pub async fn trace_health_lines(engine: &Engine) -> Result<Option<Vec<(String, S
         .run_sql(&format!("SELECT trace, line FROM {VIEW} ORDER BY trace"))
         .await
         .map_err(|e| fail(&e))?;
+    use datafusion::arrow::array::AsArray;
+    use datafusion::arrow::compute::cast;
+    use datafusion::arrow::datatypes::DataType;
     let mut lines = Vec::new();
     for batch in results.iter().flatten() {
         // Whatever text type (dictionary, view) the columns come as.
-        let text = |i: usize| {
-            datafusion::arrow::compute::cast(batch.column(i), &DataType::Utf8).map_err(|e| fail(&e))
-        };
+        let text = |i: usize| cast(batch.column(i), &DataType::Utf8).map_err(|e| fail(&e));
         let (traces, texts) = (text(0)?, text(1)?);
         for (trace, line) in traces
             .as_string::<i32>()

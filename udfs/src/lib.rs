@@ -36,6 +36,17 @@ use datafusion::prelude::SessionContext;
 
 pub use pyfmt::{python_float_repr, whole_number};
 
+/// `text` quoted for a one-line error message: whole when short, else its first
+/// 80 characters, `...` and its length in bytes (a JSON value or key can be
+/// megabytes long).
+pub fn quoted_start(text: &str) -> String {
+    const SHOWN: usize = 80;
+    match text.char_indices().nth(SHOWN) {
+        Some((end, _)) => format!("{:?}... ({} bytes)", &text[..end], text.len()),
+        None => format!("{text:?}"),
+    }
+}
+
 /// Registers the roofline functions for `platforms` (replacing earlier ones), so a
 /// session can change its platform list (`--platforms FILE`).
 pub fn register_roofline(ctx: &SessionContext, platforms: std::sync::Arc<Vec<roofline::Platform>>) {

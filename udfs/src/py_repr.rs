@@ -76,21 +76,11 @@ impl ScalarUDFImpl for PyRepr {
                 continue;
             }
             let text = json_to_python_repr(json)
-                .map_err(|e| exec_datafusion_err!("py_repr({}): {e}", quoted_start(json)))?;
+                .map_err(|e| exec_datafusion_err!("py_repr({}): {e}", crate::quoted_start(json)))?;
             out.append_value(&text);
             converted.insert(json, text);
         }
         Ok(ColumnarValue::Array(Arc::new(out.finish()) as ArrayRef))
-    }
-}
-
-/// The start of `json`, quoted, for an error message: a whole args object may
-/// be megabytes (a hostile trace nests a million brackets in one).
-fn quoted_start(json: &str) -> String {
-    const SHOWN: usize = 80;
-    match json.char_indices().nth(SHOWN) {
-        Some((end, _)) => format!("{:?}...", &json[..end]),
-        None => format!("{json:?}"),
     }
 }
 

@@ -457,13 +457,18 @@ fn plain_run(b: &[u8], mut i: usize) -> usize {
 /// depend on which one the chunking hands an event to (two fuzz findings;
 /// Python would read those two as ints, but no profiler writes them).
 fn read_as_float(token: &str) -> bool {
-    if token.bytes().any(|b| matches!(b, b'.' | b'e' | b'E')) || token == "-0" {
+    if !integer_form(token) || token == "-0" {
         return true;
     }
     // Up to 18 digits always fit an i64.
     token.trim_start_matches('-').len() > 18
         && token.parse::<i64>().is_err()
         && token.parse::<u64>().is_err()
+}
+
+/// Whether the number `token` is written as an integer: no fraction, no exponent.
+fn integer_form(token: &str) -> bool {
+    !token.bytes().any(|b| matches!(b, b'.' | b'e' | b'E'))
 }
 
 /// Index of the first non-digit at or after `i`.
@@ -482,8 +487,7 @@ fn digits(b: &[u8], mut i: usize) -> usize {
 /// read here as a missing value, the same event failed or loaded depending on
 /// which decoder the chunking gave it to).
 fn lenient_number(token: &str) -> Option<Option<i64>> {
-    let integer = !token.bytes().any(|c| matches!(c, b'.' | b'e' | b'E'));
-    if integer {
+    if integer_form(token) {
         if let Ok(v) = token.parse::<i64>() {
             return Some(Some(v));
         }

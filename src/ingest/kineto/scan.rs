@@ -104,7 +104,10 @@ fn split(
             if !keys.insert(key.clone()) {
                 return Err(Problem::Json {
                     offset: at,
-                    message: format!("duplicate top-level key {}", quoted_prefix(&key)),
+                    message: format!(
+                        "duplicate top-level key {}",
+                        tracesql_udfs::quoted_start(&key)
+                    ),
                 });
             }
             if key == "traceEvents" {
@@ -135,16 +138,6 @@ fn split(
         return Err(Problem::NotATrace("it has no traceEvents array".into()));
     }
     Ok((others, s.parts_taken))
-}
-
-/// `text` quoted, cut after 80 characters: a key can be megabytes long, and an
-/// error message is one readable line.
-fn quoted_prefix(text: &str) -> String {
-    const SHOWN: usize = 80;
-    match text.char_indices().nth(SHOWN) {
-        Some((at, _)) => format!("{:?}... ({} bytes)", &text[..at], text.len()),
-        None => format!("{text:?}"),
-    }
 }
 
 /// Turns a serde error inside `text` (which starts at `offset`) into a byte offset.
