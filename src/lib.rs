@@ -17,6 +17,7 @@
 //! | `report` | runs the report queries into sheets |
 //! | `analyze` | runs the rules and renders the analysis |
 //! | `export` | writes a Parquet dataset that `load` reopens |
+//! | `compare` | two sides' reports side by side: the comparison session and TraceLens's report diff |
 //! | `repl` | the interactive shell |
 //! | `fuzzing` | the fuzz targets' entry points: untrusted bytes through each reader |
 //!
@@ -24,6 +25,7 @@
 
 pub mod analyze;
 pub mod catalog;
+pub mod compare;
 pub mod engine;
 pub mod export;
 pub mod fuzzing;
@@ -51,6 +53,9 @@ pub enum Error {
     /// Writing the output failed (exit code 1).
     #[error("cannot write output: {0}")]
     Output(String),
+    /// A comparison gate (`compare --fail-if`) matched rows (exit code 3).
+    #[error("gate failed: {0}")]
+    GateFailed(String),
 }
 
 impl Error {
@@ -58,6 +63,7 @@ impl Error {
         match self {
             Error::Input(_) | Error::Usage(_) => 2,
             Error::Query(_) | Error::Output(_) => 1,
+            Error::GateFailed(_) => 3,
         }
     }
 
@@ -80,7 +86,7 @@ mod layering {
     /// Top-level modules, lowest first (the pipeline's order).
     pub const LAYERS: &[&str] = &[
         "timing", "ingest", "tree", "model", "load", "catalog", "output", "engine", "report",
-        "analyze", "export", "repl", "fuzzing",
+        "analyze", "export", "compare", "repl", "fuzzing",
     ];
 
     /// Every `crate::<module>` named in code (not in comments) of `text`, with

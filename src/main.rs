@@ -155,6 +155,49 @@ enum Command {
         /// Trace files (.json, .json.gz, .zip) or export directories; .load adds more.
         traces: Vec<String>,
     },
+    /// Compare two traces (or two sets of repeated runs): the GPU timeline side by
+    /// side, the ops that changed most, and with --out the comparison sheets.
+    #[command(
+        after_help = "BASE and TARGET are each a trace, an export directory, a TraceLens report folder\n(<trace>_perf_report_csvs), or several of them comma-separated (repeated runs: each\nside is its mean run, or its time per profiler step when the sides profiled\ndifferent numbers of steps). Deltas are target - base.\n\nThe comparison is SQL: the views of `tracesql queries` of kind `comparison` over\nthe tables report_<sheet> (both sides' report rows, columns `side` and `run` first)\nand compare_runs; -e runs your own query over them.\n\nGates for CI: --fail-if runs SELECT * FROM comparison WHERE (PREDICATE); any\nmatching row prints, the JSON verdict is written (--verdict, or DIR/verdict.json\nwith --out) and the exit code is 3.\n\nWith --tracelens-compat and --out, DIR/compare_perf_reports/ holds the CSV files of\nTraceLens's compare_perf_reports_pytorch for the --sheets groups.\n\nExamples:\n  tracesql compare h100.json.gz mi300.json.gz --names h100 mi300\n  tracesql compare before.json.gz after.json.gz --out cmp\n  tracesql compare a1.json.gz,a2.json.gz b1.json.gz,b2.json.gz\n  tracesql compare main.json.gz pr.json.gz --fail-if \"level = 'op' AND category = 'GEMM' AND delta_pct > 5 AND delta_us > 50\"\n  tracesql compare a.json.gz b.json.gz -e \"SELECT * FROM compare_kernel_summary WHERE status = 'both'\"\n  tracesql --tracelens-compat compare a.json.gz b.json.gz --names a b --out cmp"
+    )]
+    Compare {
+        /// The base side: one input, or several comma-separated.
+        base: String,
+        /// The target side, compared with the base.
+        target: String,
+        /// Labels of the two sides (TraceLens's tags; default each side's first trace name).
+        #[arg(long, num_args = 2, value_names = ["BASE", "TARGET"])]
+        names: Option<Vec<String>>,
+        /// Write the comparison sheets as DIR/<sheet>.csv (and TraceLens's files
+        /// under DIR/compare_perf_reports/ with --tracelens-compat).
+        #[arg(long, value_name = "DIR")]
+        out: Option<std::path::PathBuf>,
+        /// Write the comparison sheets to an Excel workbook.
+        #[arg(long, value_name = "FILE")]
+        xlsx: Option<std::path::PathBuf>,
+        /// TraceLens sheet groups for --tracelens-compat: gpu_timeline, ops_summary,
+        /// kernel_summary, ops_all, roofline, all.
+        #[arg(long, num_args = 1.., default_values_t = vec!["all".to_string()])]
+        sheets: Vec<String>,
+        /// Platform of the base side (default: --platform, or detected).
+        #[arg(long, value_name = "NAME")]
+        base_platform: Option<String>,
+        /// Platform of the target side (default: --platform, or detected).
+        #[arg(long, value_name = "NAME")]
+        target_platform: Option<String>,
+        /// Fail (exit 3) when SELECT * FROM comparison WHERE (PREDICATE) has rows.
+        #[arg(long, value_name = "PREDICATE")]
+        fail_if: Option<String>,
+        /// Where the gate's JSON verdict goes (default DIR/verdict.json with --out).
+        #[arg(long, value_name = "FILE", requires = "fail_if")]
+        verdict: Option<std::path::PathBuf>,
+        /// Run this SQL over the comparison instead of printing the summary.
+        #[arg(short = 'e', long = "execute")]
+        sql: Option<String>,
+        /// Terminal format.
+        #[arg(long, value_enum, default_value_t = PrintFormat::Table)]
+        format: PrintFormat,
+    },
     /// Describe the tables and their columns.
     #[command(after_help = "Examples:\n  tracesql schema\n  tracesql schema kernels")]
     Schema {
@@ -250,6 +293,35 @@ fn run(cli: Cli) -> Result<(), Error> {
             report(&traces, &catalog, outputs, options)
         }
         Command::Analyze { traces, out } => analyze(&traces, &catalog, out.as_deref()),
+        Command::Compare {
+            base,
+            target,
+            names,
+            out,
+            xlsx,
+            sheets,
+            base_platform,
+            target_platform,
+            fail_if,
+            verdict,
+            sql,
+            format,
+        } => {
+            let request = CompareRequest {
+                base: split_side(&base),
+                target: split_side(&target),
+                names,
+                out,
+                xlsx,
+                sheets,
+                platforms: [base_platform, target_platform],
+                fail_if,
+                verdict,
+                sql,
+                format,
+            };
+            compare(request, &catalog)
+        }
         Command::Export {
             traces,
             parquet,
@@ -645,4 +717,322 @@ fn print_listing_stdout(batch: &datafusion::arrow::record_batch::RecordBatch) ->
     print_listing(&mut out, batch, &PrintOptions::command(PrintFormat::Table))
         .and_then(|()| out.flush())
         .map_err(|e| Error::Output(e.to_string()))
+}
+
+/// `compare`'s arguments.
+struct CompareRequest {
+    base: Vec<String>,
+    target: Vec<String>,
+    names: Option<Vec<String>>,
+    out: Option<std::path::PathBuf>,
+    xlsx: Option<std::path::PathBuf>,
+    sheets: Vec<String>,
+    /// Per side: base, target.
+    platforms: [Option<String>; 2],
+    fail_if: Option<String>,
+    verdict: Option<std::path::PathBuf>,
+    sql: Option<String>,
+    format: PrintFormat,
+}
+
+/// `a.json,b.json` → both paths (a side of repeated runs).
+fn split_side(arg: &str) -> Vec<String> {
+    arg.split(',')
+        .filter(|p| !p.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// A side's default label: its first input's name without the trace and
+/// report-folder suffixes.
+fn default_label(paths: &[String]) -> String {
+    let first = paths.first().map(String::as_str).unwrap_or("");
+    let name = std::path::Path::new(first.trim_end_matches('/'))
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut name = name.as_str();
+    for suffix in [".gz", ".zip", ".json", "_perf_report_csvs"] {
+        name = name.strip_suffix(suffix).unwrap_or(name);
+    }
+    name.to_string()
+}
+
+/// The two labels: `--names`, else the inputs' names, else base / target.
+fn compare_labels(request: &CompareRequest) -> Result<[String; 2], Error> {
+    use tracesql::compare::report_diff::check_tag;
+    if let Some(names) = &request.names {
+        for name in names {
+            check_tag(name).map_err(Error::Usage)?;
+        }
+        if names[0] == names[1] {
+            return Err(Error::Usage(format!(
+                "--names: the two labels are both '{}'",
+                names[0]
+            )));
+        }
+        return Ok([names[0].clone(), names[1].clone()]);
+    }
+    let derived = [default_label(&request.base), default_label(&request.target)];
+    let usable = derived.iter().all(|l| check_tag(l).is_ok()) && derived[0] != derived[1];
+    Ok(if usable {
+        derived
+    } else {
+        ["base".to_string(), "target".to_string()]
+    })
+}
+
+fn compare(request: CompareRequest, catalog: &Catalog) -> Result<(), Error> {
+    use tracesql::compare::{read_side, Comparison, Role};
+    if request.base.is_empty() || request.target.is_empty() {
+        return Err(Error::Usage(
+            "compare needs a base and a target input".into(),
+        ));
+    }
+    for group in &request.sheets {
+        if !tracesql::compare::report_diff::SHEET_GROUPS.contains(&group.as_str()) {
+            return Err(Error::Usage(format!(
+                "--sheets: unknown group '{group}' (one of {})",
+                tracesql::compare::report_diff::SHEET_GROUPS.join(", ")
+            )));
+        }
+    }
+    let labels = compare_labels(&request)?;
+    let rt = runtime()?;
+    let side_options = |platform: Option<String>| {
+        move |engine: &Engine| -> Result<(), Error> {
+            apply_session_options(engine)?;
+            if let Some(name) = &platform {
+                engine.set_platform(Some(name)).map_err(|e| match e {
+                    datafusion::error::DataFusionError::Configuration(m) => Error::Usage(m),
+                    other => Error::query(other),
+                })?;
+            }
+            Ok(())
+        }
+    };
+    let [base_platform, target_platform] = request.platforms.clone();
+    let (base_prepare, target_prepare) =
+        (side_options(base_platform), side_options(target_platform));
+    let comparison = rt.block_on(async {
+        let base = read_side(
+            &labels[0],
+            Role::Base,
+            &request.base,
+            catalog,
+            &base_prepare,
+        )
+        .await?;
+        let target = read_side(
+            &labels[1],
+            Role::Target,
+            &request.target,
+            catalog,
+            &target_prepare,
+        )
+        .await?;
+        Ok::<_, Error>(Comparison { base, target })
+    })?;
+    let engine = rt.block_on(comparison.session(catalog, &apply_session_options))?;
+    let compat = SESSION_OPTIONS.get().is_some_and(|o| o.tracelens_compat);
+    let sheets = rt.block_on(tracesql::compare::comparison_sheets(&engine))?;
+    let gate = match &request.fail_if {
+        Some(predicate) => Some(rt.block_on(tracesql::compare::gate(&engine, predicate))?),
+        None => None,
+    };
+    let verdict_text = gate.as_ref().map(|g| {
+        let mut text = serde_json::to_string_pretty(&g.verdict(&comparison)).unwrap_or_default();
+        text.push('\n');
+        text
+    });
+    if let Some(dir) = &request.out {
+        let tracelens = if compat {
+            let (files, notes) = comparison.tracelens_report_diff(&request.sheets)?;
+            for line in notes.lines {
+                eprintln!("compare_perf_reports: {line}");
+            }
+            Some(files)
+        } else {
+            None
+        };
+        // The verdict goes into DIR unless --verdict names its own file.
+        let verdict_in_dir = verdict_text
+            .as_deref()
+            .filter(|_| request.verdict.is_none());
+        write_compare_dir(dir, &sheets, tracelens.as_deref(), verdict_in_dir)?;
+        let extra = if compat {
+            " and compare_perf_reports/"
+        } else {
+            ""
+        };
+        eprintln!(
+            "{} vs {}: wrote {} comparison sheets{extra} to {}",
+            labels[0],
+            labels[1],
+            sheets.len(),
+            dir.display()
+        );
+    }
+    if let Some(file) = &request.xlsx {
+        let about = [
+            (
+                "base",
+                comparison
+                    .base
+                    .runs
+                    .iter()
+                    .map(|r| r.source.clone())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            ),
+            (
+                "target",
+                comparison
+                    .target
+                    .runs
+                    .iter()
+                    .map(|r| r.source.clone())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            ),
+            ("labels", labels.join(" vs ")),
+            ("tool", format!("tracesql {}", env!("CARGO_PKG_VERSION"))),
+        ]
+        .map(|(k, v)| (k.to_string(), v));
+        tracesql::output::xlsx::write_workbook(file, &about, &sheets)
+            .map_err(|e| Error::Output(format!("{}: {e}", file.display())))?;
+        eprintln!("wrote {} sheets to {}", sheets.len() + 1, file.display());
+    }
+    if let Some(sql) = &request.sql {
+        query(&engine, sql, request.format)?;
+    } else if request.out.is_none() && request.xlsx.is_none() {
+        print_compare_summary(&labels, &sheets, request.format)?;
+    }
+    if let (Some(file), Some(text)) = (&request.verdict, &verdict_text) {
+        tracesql::output::atomic::write_file(file, |out| out.write_all(text.as_bytes()))
+            .map_err(|e| Error::Output(format!("{}: {e}", file.display())))?;
+    }
+    match gate {
+        Some(gate) if gate.failed() => {
+            let stdout = std::io::stdout();
+            let mut out = stdout.lock();
+            let io = |e: std::io::Error| Error::Output(e.to_string());
+            writeln!(out, "== gate: rows matching {}", gate.predicate).map_err(io)?;
+            let schema = gate.rows.schema();
+            let options = PrintOptions::command(request.format);
+            write_rows(
+                &mut out,
+                &schema,
+                &gate.rows.batches,
+                usize::MAX,
+                true,
+                &options,
+            )
+            .map_err(io)?;
+            out.flush().map_err(io)?;
+            Err(Error::GateFailed(format!(
+                "{} rows of `comparison` match {}",
+                gate.rows.rows(),
+                gate.predicate
+            )))
+        }
+        Some(gate) => {
+            eprintln!(
+                "gate passed: no row of `comparison` matches {}",
+                gate.predicate
+            );
+            Ok(())
+        }
+        None => Ok(()),
+    }
+}
+
+/// Writes the comparison sheets, TraceLens's files and the verdict into `dir`,
+/// all or none.
+fn write_compare_dir(
+    dir: &std::path::Path,
+    sheets: &[Sheet],
+    tracelens: Option<&[tracesql::compare::report_diff::Output]>,
+    verdict: Option<&str>,
+) -> Result<(), Error> {
+    use tracesql::output::{atomic::Staged, report_csv};
+    let fail = |path: &std::path::Path, e: std::io::Error| {
+        Error::Output(format!("{}: {e}", path.display()))
+    };
+    std::fs::create_dir_all(dir).map_err(|e| fail(dir, e))?;
+    let mut staged = Staged::new();
+    for sheet in sheets {
+        let path = dir.join(format!("{}.csv", sheet.sheet));
+        staged
+            .stage(&path, |out| {
+                report_csv::write_csv(out, &sheet.header, &sheet.batches)
+            })
+            .map_err(|e| fail(&path, e))?;
+    }
+    if let Some(files) = tracelens {
+        let sub = dir.join("compare_perf_reports");
+        std::fs::create_dir_all(&sub).map_err(|e| fail(&sub, e))?;
+        for file in files {
+            let path = sub.join(format!("{}.csv", file.name));
+            let text = file.frame.to_csv();
+            staged
+                .stage(&path, |out| out.write_all(text.as_bytes()))
+                .map_err(|e| fail(&path, e))?;
+        }
+    }
+    if let Some(text) = verdict {
+        let path = dir.join("verdict.json");
+        staged
+            .stage(&path, |out| out.write_all(text.as_bytes()))
+            .map_err(|e| fail(&path, e))?;
+    }
+    staged.commit().map_err(|e| fail(dir, e))
+}
+
+/// The terminal summary: comparability, the timeline, the ops that changed most.
+fn print_compare_summary(
+    labels: &[String; 2],
+    sheets: &[Sheet],
+    format: PrintFormat,
+) -> Result<(), Error> {
+    const TOP_OPS: usize = 15;
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let io = |e: std::io::Error| Error::Output(e.to_string());
+    let options = PrintOptions::command(format);
+    writeln!(
+        out,
+        "== {} (base) vs {} (target); deltas are target - base",
+        labels[0], labels[1]
+    )
+    .map_err(io)?;
+    for (name, limit) in [
+        ("comparability", usize::MAX),
+        ("compare_gpu_timeline", usize::MAX),
+        ("compare_ops_summary", TOP_OPS),
+    ] {
+        let Some(sheet) = sheets.iter().find(|s| s.sheet == name) else {
+            continue;
+        };
+        writeln!(out, "== {name} ({} rows)", sheet.rows()).map_err(io)?;
+        let shown = write_rows(
+            &mut out,
+            &sheet.schema(),
+            &sheet.batches,
+            limit,
+            true,
+            &options,
+        )
+        .map_err(io)?;
+        if shown < sheet.rows() {
+            writeln!(
+                out,
+                "... {} more rows (use --out DIR for every sheet)",
+                sheet.rows() - shown
+            )
+            .map_err(io)?;
+        }
+        writeln!(out).map_err(io)?;
+    }
+    out.flush().map_err(io)
 }

@@ -15,6 +15,9 @@ pub enum QueryKind {
     Report,
     /// An analyzer rule returning findings.
     Rule,
+    /// A view over two sides' reports (`tracesql compare`), registered only in
+    /// a comparison's session.
+    Comparison,
 }
 
 impl QueryKind {
@@ -24,6 +27,7 @@ impl QueryKind {
             QueryKind::Category => "category",
             QueryKind::Report => "report",
             QueryKind::Rule => "rule",
+            QueryKind::Comparison => "comparison",
         }
     }
 
@@ -33,6 +37,7 @@ impl QueryKind {
             "category" => QueryKind::Category,
             "report" => QueryKind::Report,
             "rule" => QueryKind::Rule,
+            "comparison" => QueryKind::Comparison,
             _ => return None,
         })
     }
@@ -81,7 +86,7 @@ pub fn parse_query(text: &str, origin: Origin) -> Result<Query, CatalogError> {
         .map_err(|_| fail(format!("version `{version}` is not a whole number")))?;
     let kind = QueryKind::parse(&kind).ok_or_else(|| {
         fail(format!(
-            "kind `{kind}` is not one of view, category, report, rule"
+            "kind `{kind}` is not one of view, category, report, rule, comparison"
         ))
     })?;
     if !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {

@@ -14,7 +14,7 @@
 //! ```
 //!
 //! Required: `name` (letters, digits, `_`), `version` (a whole number), `kind`
-//! (`view`, `category`, `report` or `rule`) and `description`. Optional, for
+//! (`view`, `category`, `report`, `rule` or `comparison`) and `description`. Optional, for
 //! reports (see [`crate::report`]):
 //!
 //! | header | meaning |

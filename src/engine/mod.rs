@@ -16,7 +16,7 @@ use datafusion::error::DataFusionError;
 use datafusion::prelude::{SessionConfig, SessionContext};
 use datafusion::sql::parser::DFParser;
 
-use crate::catalog::{Catalog, Query};
+use crate::catalog::{Catalog, Query, QueryKind};
 use crate::ingest::ArgsInFile;
 use crate::load::{rename_trace, LoadedTrace};
 use crate::model::TABLES;
@@ -289,6 +289,16 @@ impl Engine {
         self.schema
             .set_views(self.catalog.iter().filter(|q| q.kind.is_view()));
         Ok(())
+    }
+
+    /// Adds the catalog's comparison views (`-- kind: comparison`) to the
+    /// session's views: for a session holding two sides' reports (`compare`).
+    pub fn enable_comparison_views(&self) {
+        self.schema.set_views(
+            self.catalog
+                .iter()
+                .filter(|q| q.kind.is_view() || q.kind == QueryKind::Comparison),
+        );
     }
 
     /// Plans every view of the catalog (what `register_views` used to do up

@@ -34,7 +34,8 @@
 //! `--tracelens-compat`, where every sheet of every trace must match the
 //! reference with no exception.
 
-mod compare;
+pub mod compare;
+mod compare_pairs;
 mod differences;
 mod pylit;
 mod sheets;

@@ -1,0 +1,397 @@
+//! `tracesql compare`: the comparison views over two sides' reports, pooling
+//! and per-step normalization, gates, report folders as inputs, and the views'
+//! column docs. TraceLens parity of `--tracelens-compat` is checked against
+//! the shared references in `conformance::compare_pairs`.
+
+use std::collections::HashMap;
+
+use tracesql::catalog::{expanded_notes, Catalog, QueryKind};
+use tracesql::compare::{read_side, Comparison, Role};
+
+use crate::conformance::compare::Table;
+use crate::util::{cell, fixture, number, tracesql, tracesql_ok};
+
+/// `compare ARGS --out DIR`: the sheets written, by file name.
+fn compare_out(args: &[&str]) -> (tempfile::TempDir, HashMap<String, Table>) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("cmp");
+    tracesql()
+        .arg("compare")
+        .args(args)
+        .arg("--out")
+        .arg(&out)
+        .ok();
+    let mut sheets = HashMap::new();
+    for entry in std::fs::read_dir(&out).expect("out dir").flatten() {
+        let path = entry.path();
+        if path.extension().is_some_and(|e| e == "csv") {
+            let name = path
+                .file_stem()
+                .expect("a name")
+                .to_string_lossy()
+                .into_owned();
+            sheets.insert(name, Table::read(&path).expect("CSV"));
+        }
+    }
+    (dir, sheets)
+}
+
+fn row<'a>(table: &'a Table, column: &str, value: &str) -> &'a [String] {
+    let at = table.col(column).unwrap_or_else(|| panic!("no {column}"));
+    table
+        .rows
+        .iter()
+        .find(|r| r[at] == value)
+        .unwrap_or_else(|| panic!("no row with {column} = {value}"))
+}
+
+/// `report --out` of one trace: its sheet `name`.
+fn report_sheet(trace: &str, name: &str) -> Table {
+    let dir = tempfile::tempdir().expect("temp dir");
+    tracesql_ok(&[
+        "report",
+        trace,
+        "--out",
+        dir.path().to_str().expect("utf-8"),
+    ]);
+    Table::read(&dir.path().join(format!("{name}.csv"))).expect("report sheet")
+}
+
+/// basic_linear with one more ProfilerStep annotation: the same work over two
+/// profiled steps.
+fn two_step_trace(dir: &std::path::Path) -> String {
+    let text = std::fs::read_to_string(fixture("basic_linear.json")).expect("fixture");
+    let mut trace: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    let events = trace["traceEvents"].as_array_mut().expect("events");
+    let step = events
+        .iter()
+        .find(|e| e["name"] == "ProfilerStep#3")
+        .expect("a step")
+        .clone();
+    let mut next = step.clone();
+    next["name"] = "ProfilerStep#4".into();
+    events.push(next);
+    let path = dir.join("two_steps.json");
+    std::fs::write(&path, trace.to_string()).expect("write");
+    path.to_string_lossy().into_owned()
+}
+
+#[test]
+fn a_trace_against_itself_matches_every_op_with_zero_deltas() {
+    let trace = fixture("basic_linear.json");
+    let (_dir, sheets) = compare_out(&[&trace, &trace]);
+    let ops = &sheets["compare_ops_summary"];
+    let reference = report_sheet(&trace, "ops_summary");
+    assert_eq!(ops.rows.len(), reference.rows.len());
+    for r in &reference.rows {
+        let name = cell(&reference.header, r, "name");
+        let ours = row(ops, "name", name);
+        let expected = number(&reference.header, r, "total_direct_kernel_time_sum");
+        assert_eq!(number(&ops.header, ours, "base_us"), expected, "{name}");
+        assert_eq!(number(&ops.header, ours, "target_us"), expected, "{name}");
+        assert_eq!(number(&ops.header, ours, "delta_us"), 0.0, "{name}");
+        assert_eq!(cell(&ops.header, ours, "status"), "both");
+        assert_eq!(cell(&ops.header, ours, "match_kind"), "same_name");
+    }
+    let timeline = &sheets["compare_gpu_timeline"];
+    let types: Vec<&str> = timeline.rows.iter().map(|r| r[0].as_str()).collect();
+    // The single-trace order, not TraceLens's alphabetical one.
+    assert_eq!(
+        types[..6],
+        [
+            "computation_time",
+            "exposed_comm_time",
+            "exposed_memcpy_time",
+            "busy_time",
+            "idle_time",
+            "total_time"
+        ]
+    );
+    let overlap = row(&sheets["comparability"], "check", "op_overlap");
+    assert_eq!(
+        cell(&sheets["comparability"].header, overlap, "verdict"),
+        "ok"
+    );
+}
+
+#[test]
+fn different_step_counts_are_compared_per_step() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let one = fixture("basic_linear.json");
+    let two = two_step_trace(dir.path());
+    let (_out, sheets) = compare_out(&[&one, &two]);
+    let ops = &sheets["compare_ops_summary"];
+    assert!(!ops.rows.is_empty());
+    for r in &ops.rows {
+        let (base, target) = (
+            number(&ops.header, r, "base_us"),
+            number(&ops.header, r, "target_us"),
+        );
+        // The same kernels over twice the steps: half the time per step.
+        assert!((target - base / 2.0).abs() < 1e-9 * base.max(1.0), "{r:?}");
+        if base > 0.0 {
+            assert!(
+                (number(&ops.header, r, "delta_pct") + 50.0).abs() < 1e-9,
+                "{r:?}"
+            );
+        }
+    }
+    let timeline = &sheets["compare_gpu_timeline"];
+    assert!(timeline
+        .rows
+        .iter()
+        .all(|r| cell(&timeline.header, r, "basis") == "per_step"));
+    let steps = row(&sheets["comparability"], "check", "profiler_steps");
+    assert_eq!(cell(&sheets["comparability"].header, steps, "base"), "1");
+    assert_eq!(cell(&sheets["comparability"].header, steps, "target"), "2");
+}
+
+#[test]
+fn repeated_runs_are_pooled_as_the_mean_run() {
+    let trace = fixture("basic_linear.json");
+    let pooled = format!("{trace},{trace},{trace}");
+    let (_dir, sheets) = compare_out(&[&pooled, &trace]);
+    let ops = &sheets["compare_ops_summary"];
+    for r in &ops.rows {
+        assert_eq!(
+            number(&ops.header, r, "base_us"),
+            number(&ops.header, r, "target_us")
+        );
+        assert_eq!(
+            number(&ops.header, r, "base_count"),
+            number(&ops.header, r, "target_count")
+        );
+    }
+    let runs = row(&sheets["comparability"], "check", "runs");
+    assert_eq!(cell(&sheets["comparability"].header, runs, "base"), "3");
+    assert_eq!(
+        cell(&sheets["comparability"].header, runs, "verdict"),
+        "note"
+    );
+}
+
+#[test]
+fn a_gate_that_matches_fails_with_exit_code_3_and_a_verdict() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let one = fixture("basic_linear.json");
+    let two = two_step_trace(dir.path());
+    let verdict = dir.path().join("verdict.json");
+    let predicate = "level = 'op' AND delta_pct < -40";
+    let run = tracesql()
+        .args(["compare", &one, &two, "--fail-if", predicate, "--verdict"])
+        .arg(&verdict)
+        .run();
+    assert_eq!(run.code, Some(3), "{}", run.stderr);
+    assert!(run.stderr.contains("gate failed"), "{}", run.stderr);
+    assert!(run.stdout.contains("aten::addmm"), "{}", run.stdout);
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&verdict).expect("verdict")).expect("JSON");
+    assert_eq!(json["verdict"], "fail");
+    assert_eq!(json["predicate"], predicate);
+    let ops = report_sheet(&one, "ops_summary");
+    // Every op with kernel time halves per step; ops without any have no percentage.
+    let timed = ops
+        .rows
+        .iter()
+        .filter(|r| number(&ops.header, r, "total_direct_kernel_time_sum") > 0.0)
+        .count();
+    assert_eq!(json["matching_rows"], timed);
+    assert!(json["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .all(|r| r["level"] == "op" && r["delta_pct"].as_f64().expect("pct") < -40.0));
+
+    // The same gate on identical sides passes.
+    let pass = tracesql()
+        .args(["compare", &one, &one, "--fail-if", predicate, "--verdict"])
+        .arg(&verdict)
+        .run();
+    assert_eq!(pass.code, Some(0), "{}", pass.stderr);
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&verdict).expect("verdict")).expect("JSON");
+    assert_eq!(json["verdict"], "pass");
+    assert_eq!(json["matching_rows"], 0);
+}
+
+#[test]
+fn a_bad_gate_or_label_is_a_usage_error() {
+    let trace = fixture("basic_linear.json");
+    let run = tracesql()
+        .args(["compare", &trace, &trace, "--fail-if", "no_such_column > 1"])
+        .run();
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert_eq!(run.stderr.trim().lines().count(), 1, "{}", run.stderr);
+    assert!(run.stderr.contains("--fail-if"), "{}", run.stderr);
+    let run = tracesql()
+        .args(["compare", &trace, &trace, "--names", "a__b", "c"])
+        .run();
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert!(run.stderr.contains("a__b"), "{}", run.stderr);
+    let run = tracesql()
+        .args(["compare", &trace, &trace, "--sheets", "bogus"])
+        .run();
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+}
+
+#[test]
+fn gpu_only_traces_compare_by_timeline_and_kernels() {
+    let trace = fixture("gpu_only.json");
+    let (_dir, sheets) = compare_out(&[&trace, &trace]);
+    assert!(sheets["compare_ops_summary"].rows.is_empty());
+    let kernels = &sheets["compare_kernel_summary"];
+    let reference = report_sheet(&trace, "kernel_summary");
+    assert!(!kernels.rows.is_empty());
+    let total: f64 = kernels
+        .rows
+        .iter()
+        .map(|r| number(&kernels.header, r, "base_us"))
+        .sum();
+    let expected: f64 = reference
+        .rows
+        .iter()
+        .map(|r| number(&reference.header, r, "Kernel duration (µs)_sum"))
+        .sum();
+    assert!(
+        (total - expected).abs() < 1e-6 * expected,
+        "{total} vs {expected}"
+    );
+    let overlap = row(&sheets["comparability"], "check", "op_overlap");
+    assert_eq!(
+        cell(&sheets["comparability"].header, overlap, "verdict"),
+        "note"
+    );
+}
+
+#[test]
+fn a_report_folder_compares_like_its_trace() {
+    let trace = fixture("basic_linear.json");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let folder = dir.path().join("basic_linear_perf_report_csvs");
+    tracesql_ok(&["report", &trace, "--out", folder.to_str().expect("utf-8")]);
+    let (_a, from_trace) = compare_out(&[&trace, &trace]);
+    let (_b, from_folder) = compare_out(&[folder.to_str().expect("utf-8"), &trace]);
+    let (x, y) = (
+        &from_trace["compare_ops_summary"],
+        &from_folder["compare_ops_summary"],
+    );
+    assert_eq!(x.rows.len(), y.rows.len());
+    for r in &x.rows {
+        let name = cell(&x.header, r, "name");
+        let other = row(y, "name", name);
+        assert_eq!(
+            number(&x.header, r, "base_us"),
+            number(&y.header, other, "base_us"),
+            "{name}"
+        );
+        assert_eq!(number(&y.header, other, "delta_us"), 0.0, "{name}");
+    }
+    let steps = row(&from_folder["comparability"], "check", "profiler_steps");
+    assert_eq!(
+        cell(&from_folder["comparability"].header, steps, "base"),
+        "unknown"
+    );
+}
+
+#[test]
+fn the_terminal_summary_and_ad_hoc_sql() {
+    let trace = fixture("basic_linear.json");
+    let out = tracesql_ok(&["compare", &trace, &trace]);
+    for heading in [
+        "== comparability",
+        "== compare_gpu_timeline",
+        "== compare_ops_summary",
+    ] {
+        assert!(out.contains(heading), "{heading}: {out}");
+    }
+    let out = tracesql_ok(&[
+        "compare",
+        &trace,
+        &trace,
+        "--format",
+        "csv",
+        "-e",
+        "SELECT side, count(*) AS n FROM report_ops_summary GROUP BY side ORDER BY side",
+    ]);
+    let ops = report_sheet(&trace, "ops_summary").rows.len();
+    assert_eq!(out.trim(), format!("side,n\nbase,{ops}\ntarget,{ops}"));
+}
+
+#[test]
+fn equivalent_vendor_ops_meet_on_their_canonical_name() {
+    // The same trace with its addmm renamed as another vendor might spell it:
+    // an op_equivalence row of the user's own makes the two meet.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let text = std::fs::read_to_string(fixture("basic_linear.json")).expect("fixture");
+    let renamed = dir.path().join("renamed.json");
+    std::fs::write(
+        &renamed,
+        text.replace("\"aten::addmm\"", "\"vendor::addmm\""),
+    )
+    .expect("write");
+    let queries = dir.path().join("queries");
+    std::fs::create_dir(&queries).expect("dir");
+    let builtin = Catalog::builtin().expect("catalog");
+    let sql = builtin.get("op_equivalence").expect("shipped").sql.replace(
+        "  ('aten::cudnn_convolution',",
+        "  ('aten::addmm', 'addmm', 'test'),\n  ('vendor::addmm', 'addmm', 'test'),\n  ('aten::cudnn_convolution',",
+    );
+    std::fs::write(queries.join("op_equivalence.sql"), sql).expect("write");
+    let base = fixture("basic_linear.json");
+    let (_out, sheets) = compare_out(&[
+        "--queries",
+        queries.to_str().expect("utf-8"),
+        &base,
+        renamed.to_str().expect("utf-8"),
+    ]);
+    let ops = &sheets["compare_ops_summary"];
+    let addmm = row(ops, "name", "addmm");
+    assert_eq!(cell(&ops.header, addmm, "status"), "both");
+    assert_eq!(cell(&ops.header, addmm, "match_kind"), "equivalent");
+    assert_eq!(cell(&ops.header, addmm, "base_names"), "aten::addmm");
+    assert_eq!(cell(&ops.header, addmm, "target_names"), "vendor::addmm");
+    assert_eq!(number(&ops.header, addmm, "delta_us"), 0.0);
+}
+
+/// Each comparison view's `Columns:` block names the columns it returns,
+/// planned in a real comparison session.
+#[tokio::test]
+async fn every_comparison_view_documents_its_columns() {
+    let catalog = Catalog::builtin().expect("catalog");
+    let none = |_: &tracesql::engine::Engine| Ok(());
+    let paths = [fixture("basic_linear.json")];
+    let base = read_side("a", Role::Base, &paths, &catalog, &none)
+        .await
+        .expect("base");
+    let target = read_side("b", Role::Target, &paths, &catalog, &none)
+        .await
+        .expect("target");
+    let comparison = Comparison { base, target };
+    let engine = comparison.session(&catalog, &none).await.expect("session");
+    let mut checked = 0;
+    for query in catalog.of_kind(QueryKind::Comparison) {
+        let sql = format!("SELECT * FROM {}", query.name);
+        let frame = engine
+            .context()
+            .sql(&sql)
+            .await
+            .unwrap_or_else(|e| panic!("{}: {e}", query.origin));
+        let returned: Vec<String> = frame
+            .schema()
+            .fields()
+            .iter()
+            .map(|f| f.name().clone())
+            .collect();
+        let documented: Vec<String> = expanded_notes(query, &returned, &catalog)
+            .into_iter()
+            .map(|n| n.name)
+            .collect();
+        assert_eq!(documented, returned, "{}", query.origin);
+        frame
+            .collect()
+            .await
+            .unwrap_or_else(|e| panic!("{}: {e}", query.origin));
+        checked += 1;
+    }
+    assert!(checked >= 9, "{checked} comparison views");
+}
