@@ -122,6 +122,14 @@ enum Command {
         /// Write the report files to DIR.
         #[arg(long, value_name = "DIR")]
         out: Option<std::path::PathBuf>,
+        /// Comparative mode: compare the traces (the target, on --platform) with this
+        /// reference (comma-separated for repeated runs) and write
+        /// comparative_analysis.md, comparison_findings.csv and .json.
+        #[arg(long, value_name = "REF")]
+        reference: Option<String>,
+        /// The reference's platform (default: detected from its trace).
+        #[arg(long, value_name = "NAME", requires = "reference")]
+        reference_platform: Option<String>,
     },
     /// Write every table and every report as a Parquet dataset for BI tools
     /// (DuckDB, pyarrow, Spark); tracesql reopens it in place of the trace.
@@ -292,7 +300,19 @@ fn run(cli: Cli) -> Result<(), Error> {
             };
             report(&traces, &catalog, outputs, options)
         }
-        Command::Analyze { traces, out } => analyze(&traces, &catalog, out.as_deref()),
+        Command::Analyze {
+            traces,
+            out,
+            reference: Some(reference),
+            reference_platform,
+        } => comparative(
+            &traces,
+            &reference,
+            reference_platform,
+            &catalog,
+            out.as_deref(),
+        ),
+        Command::Analyze { traces, out, .. } => analyze(&traces, &catalog, out.as_deref()),
         Command::Compare {
             base,
             target,
@@ -783,7 +803,6 @@ fn compare_labels(request: &CompareRequest) -> Result<[String; 2], Error> {
 }
 
 fn compare(request: CompareRequest, catalog: &Catalog) -> Result<(), Error> {
-    use tracesql::compare::{read_side, Comparison, Role};
     if request.base.is_empty() || request.target.is_empty() {
         return Err(Error::Usage(
             "compare needs a base and a target input".into(),
@@ -799,41 +818,9 @@ fn compare(request: CompareRequest, catalog: &Catalog) -> Result<(), Error> {
     }
     let labels = compare_labels(&request)?;
     let rt = runtime()?;
-    let side_options = |platform: Option<String>| {
-        move |engine: &Engine| -> Result<(), Error> {
-            apply_session_options(engine)?;
-            if let Some(name) = &platform {
-                engine.set_platform(Some(name)).map_err(|e| match e {
-                    datafusion::error::DataFusionError::Configuration(m) => Error::Usage(m),
-                    other => Error::query(other),
-                })?;
-            }
-            Ok(())
-        }
-    };
-    let [base_platform, target_platform] = request.platforms.clone();
-    let (base_prepare, target_prepare) =
-        (side_options(base_platform), side_options(target_platform));
-    let comparison = rt.block_on(async {
-        let base = read_side(
-            &labels[0],
-            Role::Base,
-            &request.base,
-            catalog,
-            &base_prepare,
-        )
-        .await?;
-        let target = read_side(
-            &labels[1],
-            Role::Target,
-            &request.target,
-            catalog,
-            &target_prepare,
-        )
-        .await?;
-        Ok::<_, Error>(Comparison { base, target })
-    })?;
-    let engine = rt.block_on(comparison.session(catalog, &apply_session_options))?;
+    let sides = [request.base.as_slice(), request.target.as_slice()];
+    let (comparison, engine) =
+        read_comparison(&rt, catalog, &labels, sides, request.platforms.clone())?;
     let compat = SESSION_OPTIONS.get().is_some_and(|o| o.tracelens_compat);
     let sheets = rt.block_on(tracesql::compare::comparison_sheets(&engine))?;
     let gate = match &request.fail_if {
@@ -945,6 +932,95 @@ fn compare(request: CompareRequest, catalog: &Catalog) -> Result<(), Error> {
         }
         None => Ok(()),
     }
+}
+
+/// Reads both sides (each run's reports in a session of its own, with the
+/// side's platform) and opens the comparison session over them.
+fn read_comparison(
+    rt: &tokio::runtime::Runtime,
+    catalog: &Catalog,
+    labels: &[String; 2],
+    paths: [&[String]; 2],
+    platforms: [Option<String>; 2],
+) -> Result<(tracesql::compare::Comparison, Engine), Error> {
+    use tracesql::compare::{read_side, Comparison, Role};
+    let side_options = |platform: Option<String>| {
+        move |engine: &Engine| -> Result<(), Error> {
+            apply_session_options(engine)?;
+            if let Some(name) = &platform {
+                engine.set_platform(Some(name)).map_err(|e| match e {
+                    datafusion::error::DataFusionError::Configuration(m) => Error::Usage(m),
+                    other => Error::query(other),
+                })?;
+            }
+            Ok(())
+        }
+    };
+    let [base_platform, target_platform] = platforms;
+    let (base_prepare, target_prepare) =
+        (side_options(base_platform), side_options(target_platform));
+    let comparison = rt.block_on(async {
+        let base = read_side(&labels[0], Role::Base, paths[0], catalog, &base_prepare).await?;
+        let target =
+            read_side(&labels[1], Role::Target, paths[1], catalog, &target_prepare).await?;
+        Ok::<_, Error>(Comparison { base, target })
+    })?;
+    let engine = rt.block_on(comparison.session(catalog, &apply_session_options))?;
+    Ok((comparison, engine))
+}
+
+/// `analyze TARGET --reference REF`: the comparative analysis, printed or
+/// written to `out_dir`.
+fn comparative(
+    targets: &[String],
+    reference: &str,
+    reference_platform: Option<String>,
+    catalog: &Catalog,
+    out_dir: Option<&std::path::Path>,
+) -> Result<(), Error> {
+    use tracesql::compare::comparative;
+    let reference = split_side(reference);
+    if reference.is_empty() {
+        return Err(Error::Usage("--reference needs a trace".into()));
+    }
+    let request_labels = [default_label(&reference), default_label(targets)];
+    let labels =
+        if request_labels[0] != request_labels[1] && request_labels.iter().all(|l| !l.is_empty()) {
+            request_labels
+        } else {
+            ["reference".to_string(), "target".to_string()]
+        };
+    let target_platform = SESSION_OPTIONS.get().and_then(|o| o.platform.clone());
+    let rt = runtime()?;
+    let (comparison, engine) = read_comparison(
+        &rt,
+        catalog,
+        &labels,
+        [reference.as_slice(), targets],
+        [reference_platform, target_platform],
+    )?;
+    let analysis = rt.block_on(comparative::comparative(&engine, &comparison))?;
+    match out_dir {
+        Some(dir) => {
+            comparative::write_dir(dir, &analysis)?;
+            eprintln!(
+                "{} vs {}: {} findings; wrote {} to {}",
+                labels[0],
+                labels[1],
+                analysis.findings.rows(),
+                comparative::OUT_FILES.join(", "),
+                dir.display()
+            );
+        }
+        None => {
+            let stdout = std::io::stdout();
+            let mut out = stdout.lock();
+            comparative::markdown(&mut out, &analysis)
+                .and_then(|()| out.flush())
+                .map_err(|e| Error::Output(e.to_string()))?;
+        }
+    }
+    Ok(())
 }
 
 /// Writes the comparison sheets, TraceLens's files and the verdict into `dir`,

@@ -1,5 +1,5 @@
 -- name: compare_unified_perf_summary
--- version: 1
+-- version: 2
 -- kind: comparison
 -- order: 5
 -- sheet: compare_unified_perf_summary
@@ -29,6 +29,12 @@
 --   target_count: the target's instances
 --   base_mean_us: the base's mean kernel time per instance, µs
 --   target_mean_us: the target's, µs
+--   base_gflops: GFLOPs per instance by the base's perf model (NULL without one)
+--   target_gflops: the target's
+--   base_data_mb: MiB moved per instance by the base's perf model
+--   target_data_mb: the target's
+--   base_compute_spec: the peak the base's roofline uses (matrix_bf16, vector_fp32, ...; NULL without a platform)
+--   target_compute_spec: the target's
 WITH rows AS (
   SELECT u.side, u.run,
          coalesce(e.canonical_name, u.name) AS name,
@@ -40,7 +46,10 @@ WITH rows AS (
          u."Input Strides" AS input_strides,
          u."Concrete Inputs" AS concrete_inputs,
          u."Kernel Time (µs)_sum" AS us,
-         u.operation_count AS n
+         u.operation_count AS n,
+         u."GFLOPS" AS gflops,
+         u."Data Moved (MB)" AS data_mb,
+         u."Compute Spec" AS compute_spec
   FROM report_unified_perf_summary u
   LEFT JOIN op_equivalence e ON e.name = u.name
 ),
@@ -50,7 +59,10 @@ pooled AS (
          sum(r.us) / b.scale AS us,
          sum(r.n) / b.scale AS n,
          count(*) AS source_rows,
-         count(DISTINCT r.run) AS runs
+         count(DISTINCT r.run) AS runs,
+         max(r.gflops) AS gflops,
+         max(r.data_mb) AS data_mb,
+         max(r.compute_spec) AS compute_spec
   FROM rows r
   JOIN compare_basis b ON b.side = r.side
   GROUP BY r.side, r.name, r.category, r.thread_role, r.input_type, r.input_dims,
@@ -83,7 +95,13 @@ SELECT coalesce(base.name, target.name) AS name,
        base.n AS base_count,
        target.n AS target_count,
        base.us / base.n AS base_mean_us,
-       target.us / target.n AS target_mean_us
+       target.us / target.n AS target_mean_us,
+       base.gflops AS base_gflops,
+       target.gflops AS target_gflops,
+       base.data_mb AS base_data_mb,
+       target.data_mb AS target_data_mb,
+       base.compute_spec AS base_compute_spec,
+       target.compute_spec AS target_compute_spec
 FROM base
 FULL JOIN target
   ON target.name = base.name

@@ -65,7 +65,7 @@ pub fn write_dir(dir: &Path, analysis: &Analysis) -> Result<(), Error> {
 }
 
 /// A table's rows as JSON objects (NULL as null).
-fn table_json(table: &Table) -> Result<Vec<Value>, Error> {
+pub fn table_json(table: &Table) -> Result<Vec<Value>, Error> {
     let mut buffer = Vec::new();
     {
         let mut writer = WriterBuilder::new()
@@ -239,7 +239,7 @@ fn section_categories(analysis: &Analysis) -> Vec<String> {
 }
 
 /// Writes a table as GitHub Markdown, leaving out the columns in `skip`.
-fn md_table(out: &mut dyn Write, header: &[String], rows: &[Vec<String>]) -> io::Result<()> {
+pub fn md_table(out: &mut dyn Write, header: &[String], rows: &[Vec<String>]) -> io::Result<()> {
     let escape = |s: &str| s.replace('|', "\\|").replace('\n', " ");
     let names: Vec<String> = header.iter().map(|h| escape(h)).collect();
     writeln!(out, "| {} |", names.join(" | "))?;
@@ -370,7 +370,7 @@ fn or_none(s: &str) -> String {
 }
 
 /// A number cell rounded to 3 decimals for prose.
-fn short_number(s: &str) -> String {
+pub fn short_number(s: &str) -> String {
     match s.parse::<f64>() {
         Ok(v) if v.fract() != 0.0 => format!("{v:.3}"),
         _ => s.to_string(),

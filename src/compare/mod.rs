@@ -8,6 +8,7 @@
 //! (`queries/comparison/`) match, normalize and rank. TraceLens's own report
 //! diff, for `--tracelens-compat`, is [`report_diff`].
 
+pub mod comparative;
 pub mod frame;
 pub mod report_diff;
 

@@ -395,3 +395,164 @@ async fn every_comparison_view_documents_its_columns() {
     }
     assert!(checked >= 9, "{checked} comparison views");
 }
+
+/// The roofline time of `flops` and `bytes` on a platform's peaks (TFLOPS, TB/s), µs.
+fn roof_us(flops: f64, bytes: f64, tflops: f64, tb_s: f64) -> f64 {
+    (flops / (tflops * 1e12)).max(bytes / (tb_s * 1e12)) * 1e6
+}
+
+#[test]
+fn comparative_analysis_expects_the_ratio_of_the_two_rooflines() {
+    // One trace as reference on H100 and as target on MI300X: every measured
+    // ratio is 1, so an op is "unexpected" exactly when the MI300X roofline
+    // says it should be more than 25% faster.
+    let trace = fixture("basic_linear.json");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("cmp");
+    tracesql_ok(&[
+        "analyze",
+        &trace,
+        "--platform",
+        "MI300X",
+        "--reference",
+        &trace,
+        "--reference-platform",
+        "H100",
+        "--out",
+        out.to_str().expect("utf-8"),
+    ]);
+    let files: Vec<String> = crate::util::files_under(&out)
+        .iter()
+        .map(|p| p.file_name().expect("name").to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        files,
+        [
+            "comparative_analysis.md",
+            "comparison_findings.csv",
+            "comparison_findings.json"
+        ]
+    );
+    let unified = report_sheet(&trace, "unified_perf_summary");
+    let findings = Table::read(&out.join("comparison_findings.csv")).expect("findings");
+    let json: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(out.join("comparison_findings.json")).expect("json"),
+    )
+    .expect("JSON");
+    assert_eq!(json.as_array().expect("rows").len(), findings.rows.len());
+    // H100 and MI300X datasheet peaks (udfs/src/roofline/platforms.rs).
+    let (h100, mi300) = ((989.4, 3.35), (1307.4, 5.3));
+    let mut expected_findings = 0;
+    for r in &unified.rows {
+        let gflops = cell(&unified.header, r, "GFLOPS");
+        if gflops.is_empty() || cell(&unified.header, r, "Compute Spec") != "matrix_bf16" {
+            continue;
+        }
+        let flops = gflops.parse::<f64>().expect("GFLOPS") * 1e9;
+        let bytes = number(&unified.header, r, "Data Moved (MB)") * 1048576.0;
+        let expected =
+            roof_us(flops, bytes, mi300.0, mi300.1) / roof_us(flops, bytes, h100.0, h100.1);
+        let name = cell(&unified.header, r, "name");
+        let dims = cell(&unified.header, r, "Input Dims");
+        let found = findings.rows.iter().find(|f| {
+            cell(&findings.header, f, "name") == name
+                && cell(&findings.header, f, "Input Dims") == dims
+        });
+        if 1.0 / expected > 1.25 {
+            expected_findings += 1;
+            let f = found.unwrap_or_else(|| panic!("{name} {dims}: no finding"));
+            assert!(
+                (number(&findings.header, f, "expected_ratio") - expected).abs() < 1e-9,
+                "{name}"
+            );
+            let us = number(&unified.header, r, "Kernel Time (µs)_sum");
+            assert!(
+                (number(&findings.header, f, "unexplained_us") - us * (1.0 - expected)).abs()
+                    < 1e-6 * us.max(1.0),
+                "{name}"
+            );
+        } else {
+            assert!(
+                found.is_none(),
+                "{name} {dims}: within tolerance, yet a finding"
+            );
+        }
+    }
+    assert!(
+        expected_findings > 0,
+        "no modelled bf16 matrix op in the fixture"
+    );
+    let priorities: Vec<f64> = findings
+        .rows
+        .iter()
+        .map(|f| number(&findings.header, f, "unexplained_us"))
+        .collect();
+    assert!(
+        priorities.windows(2).all(|w| w[0] >= w[1]),
+        "{priorities:?}"
+    );
+    let md = std::fs::read_to_string(out.join("comparative_analysis.md")).expect("md");
+    for heading in [
+        "# Performance comparison: ",
+        "## Executive summary",
+        "## Recommendations for ",
+        "## Detailed comparison per operation",
+        "## Appendix",
+        "- **Gap**:",
+        "- **Action**:",
+        "- **Impact**:",
+    ] {
+        assert!(md.contains(heading), "{heading}");
+    }
+    assert!(
+        md.contains("(H100) vs ") && md.contains("(MI300X)"),
+        "{}",
+        &md[..200]
+    );
+}
+
+#[test]
+fn comparative_analysis_refuses_mixed_peak_kinds_and_unknown_platforms() {
+    let trace = fixture("basic_linear.json");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let platforms = dir.path().join("platforms.csv");
+    std::fs::write(
+        &platforms,
+        "name,memory_tb_s,matrix_bf16,vector_fp32,source\nMI300X_measured,4.3,650.0,80.0,max achievable (measured)\n",
+    )
+    .expect("write");
+    let run = tracesql()
+        .arg("--platforms")
+        .arg(&platforms)
+        .args([
+            "analyze",
+            &trace,
+            "--platform",
+            "MI300X_measured",
+            "--reference",
+            &trace,
+            "--reference-platform",
+            "H100",
+        ])
+        .run();
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert!(run.stderr.contains("different kinds"), "{}", run.stderr);
+    let run = tracesql()
+        .args([
+            "analyze",
+            &trace,
+            "--platform",
+            "none",
+            "--reference",
+            &trace,
+            "--reference-platform",
+            "H100",
+        ])
+        .run();
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("needs both platforms"),
+        "{}",
+        run.stderr
+    );
+}
