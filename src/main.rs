@@ -166,7 +166,7 @@ enum Command {
     /// Compare two traces (or two sets of repeated runs): the GPU timeline side by
     /// side, the ops that changed most, and with --out the comparison sheets.
     #[command(
-        after_help = "BASE and TARGET are each a trace, an export directory, a TraceLens report folder\n(<trace>_perf_report_csvs), or several of them comma-separated (repeated runs: each\nside is its mean run, or its time per profiler step when the sides profiled\ndifferent numbers of steps). Deltas are target - base.\n\nThe comparison is SQL: the views of `tracesql queries` of kind `comparison` over\nthe tables report_<sheet> (both sides' report rows, columns `side` and `run` first)\nand compare_runs; -e runs your own query over them.\n\nGates for CI: --fail-if runs SELECT * FROM comparison WHERE (PREDICATE); any\nmatching row prints, the JSON verdict is written (--verdict, or DIR/verdict.json\nwith --out) and the exit code is 3.\n\nWith --tracelens-compat and --out, DIR/compare_perf_reports/ holds the CSV files of\nTraceLens's compare_perf_reports_pytorch for the --sheets groups.\n\nExamples:\n  tracesql compare h100.json.gz mi300.json.gz --names h100 mi300\n  tracesql compare before.json.gz after.json.gz --out cmp\n  tracesql compare a1.json.gz,a2.json.gz b1.json.gz,b2.json.gz\n  tracesql compare main.json.gz pr.json.gz --fail-if \"level = 'op' AND category = 'GEMM' AND delta_pct > 5 AND delta_us > 50\"\n  tracesql compare a.json.gz b.json.gz -e \"SELECT * FROM compare_kernel_summary WHERE status = 'both'\"\n  tracesql --tracelens-compat compare a.json.gz b.json.gz --names a b --out cmp"
+        after_help = "BASE and TARGET are each a trace, an export directory, a TraceLens report folder\n(<trace>_perf_report_csvs), or several of them comma-separated (repeated runs: each\nside is its mean run, or its time per profiler step when the sides profiled\ndifferent numbers of steps). Deltas are target - base.\n\nThe comparison is SQL: the views of `tracesql queries` of kind `comparison` over\nthe tables report_<sheet> (both sides' report rows, columns `side` and `run` first)\nand compare_runs; -e runs your own query over them.\n\nGates for CI: --fail-if runs SELECT * FROM comparison WHERE (PREDICATE); any\nmatching row prints, the JSON verdict is written (--verdict, or DIR/verdict.json\nwith --out) and the exit code is 3.\n\nWith --tracelens-compat and --out, DIR/compare_perf_reports/ holds the CSV files of\nTraceLens's compare_perf_reports_pytorch for the --sheets groups, and (a trace on\neach side) DIR/tracediff/ the files of its TraceDiff.\n\nExamples:\n  tracesql compare h100.json.gz mi300.json.gz --names h100 mi300\n  tracesql compare before.json.gz after.json.gz --out cmp\n  tracesql compare a1.json.gz,a2.json.gz b1.json.gz,b2.json.gz\n  tracesql compare main.json.gz pr.json.gz --fail-if \"level = 'op' AND category = 'GEMM' AND delta_pct > 5 AND delta_us > 50\"\n  tracesql compare a.json.gz b.json.gz -e \"SELECT * FROM compare_kernel_summary WHERE status = 'both'\"\n  tracesql --tracelens-compat compare a.json.gz b.json.gz --names a b --out cmp"
     )]
     Compare {
         /// The base side: one input, or several comma-separated.
@@ -819,9 +819,16 @@ fn compare(request: CompareRequest, catalog: &Catalog) -> Result<(), Error> {
     let labels = compare_labels(&request)?;
     let rt = runtime()?;
     let sides = [request.base.as_slice(), request.target.as_slice()];
-    let (comparison, engine) =
-        read_comparison(&rt, catalog, &labels, sides, request.platforms.clone())?;
     let compat = SESSION_OPTIONS.get().is_some_and(|o| o.tracelens_compat);
+    // TraceDiff's files need a trace on each side (a report folder has no tree).
+    let trees = compat
+        && request.out.is_some()
+        && !sides
+            .iter()
+            .flat_map(|s| s.iter())
+            .any(|p| tracesql::compare::is_report_folder(p));
+    let platforms = request.platforms.clone();
+    let (comparison, engine) = read_comparison(&rt, catalog, &labels, sides, platforms, trees)?;
     let sheets = rt.block_on(tracesql::compare::comparison_sheets(&engine))?;
     let gate = match &request.fail_if {
         Some(predicate) => Some(rt.block_on(tracesql::compare::gate(&engine, predicate))?),
@@ -842,11 +849,21 @@ fn compare(request: CompareRequest, catalog: &Catalog) -> Result<(), Error> {
         } else {
             None
         };
+        let tracediff = match trees {
+            true => Some(comparison.tracelens_tracediff()?),
+            false => None,
+        };
         // The verdict goes into DIR unless --verdict names its own file.
         let verdict_in_dir = verdict_text
             .as_deref()
             .filter(|_| request.verdict.is_none());
-        write_compare_dir(dir, &sheets, tracelens.as_deref(), verdict_in_dir)?;
+        write_compare_dir(
+            dir,
+            &sheets,
+            tracelens.as_deref(),
+            tracediff.as_deref(),
+            verdict_in_dir,
+        )?;
         let extra = if compat {
             " and compare_perf_reports/"
         } else {
@@ -942,6 +959,7 @@ fn read_comparison(
     labels: &[String; 2],
     paths: [&[String]; 2],
     platforms: [Option<String>; 2],
+    with_trees: bool,
 ) -> Result<(tracesql::compare::Comparison, Engine), Error> {
     use tracesql::compare::{read_side, Comparison, Role};
     let side_options = |platform: Option<String>| {
@@ -960,9 +978,24 @@ fn read_comparison(
     let (base_prepare, target_prepare) =
         (side_options(base_platform), side_options(target_platform));
     let comparison = rt.block_on(async {
-        let base = read_side(&labels[0], Role::Base, paths[0], catalog, &base_prepare).await?;
-        let target =
-            read_side(&labels[1], Role::Target, paths[1], catalog, &target_prepare).await?;
+        let base = read_side(
+            &labels[0],
+            Role::Base,
+            paths[0],
+            catalog,
+            &base_prepare,
+            with_trees,
+        );
+        let base = base.await?;
+        let target = read_side(
+            &labels[1],
+            Role::Target,
+            paths[1],
+            catalog,
+            &target_prepare,
+            with_trees,
+        );
+        let target = target.await?;
         Ok::<_, Error>(Comparison { base, target })
     })?;
     let engine = rt.block_on(comparison.session(catalog, &apply_session_options))?;
@@ -998,6 +1031,7 @@ fn comparative(
         &labels,
         [reference.as_slice(), targets],
         [reference_platform, target_platform],
+        false,
     )?;
     let analysis = rt.block_on(comparative::comparative(&engine, &comparison))?;
     match out_dir {
@@ -1029,6 +1063,7 @@ fn write_compare_dir(
     dir: &std::path::Path,
     sheets: &[Sheet],
     tracelens: Option<&[tracesql::compare::report_diff::Output]>,
+    tracediff: Option<&[(String, String)]>,
     verdict: Option<&str>,
 ) -> Result<(), Error> {
     use tracesql::output::{atomic::Staged, report_csv};
@@ -1051,6 +1086,16 @@ fn write_compare_dir(
         for file in files {
             let path = sub.join(format!("{}.csv", file.name));
             let text = file.frame.to_csv();
+            staged
+                .stage(&path, |out| out.write_all(text.as_bytes()))
+                .map_err(|e| fail(&path, e))?;
+        }
+    }
+    if let Some(files) = tracediff {
+        let sub = dir.join("tracediff");
+        std::fs::create_dir_all(&sub).map_err(|e| fail(&sub, e))?;
+        for (name, text) in files {
+            let path = sub.join(name);
             staged
                 .stage(&path, |out| out.write_all(text.as_bytes()))
                 .map_err(|e| fail(&path, e))?;

@@ -11,6 +11,7 @@
 pub mod comparative;
 pub mod frame;
 pub mod report_diff;
+pub mod tracediff;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -56,6 +57,8 @@ pub struct Run {
     pub profiler_steps: Option<i64>,
     /// The session's platform (given or detected), if any.
     pub platform: Option<String>,
+    /// The call tree TraceDiff aligns (read when asked for; None for a report folder).
+    pub tree: Option<tracediff::Tree>,
 }
 
 /// A side: its label (TraceLens's tag) and its runs.
@@ -80,6 +83,7 @@ pub async fn read_side(
     paths: &[String],
     catalog: &Catalog,
     prepare: &dyn Fn(&Engine) -> Result<(), Error>,
+    with_tree: bool,
 ) -> Result<Side, Error> {
     let mut runs = Vec::new();
     for path in paths {
@@ -94,12 +98,24 @@ pub async fn read_side(
             engine.register_views().await.map_err(Error::query)?;
             let sheets = crate::report::run_reports(&engine, None).await?;
             let steps = scalar_i64(&engine, "SELECT profiler_steps FROM run_facts").await?;
+            let tree = match with_tree {
+                true => {
+                    let rows = engine
+                        .run_sql("SELECT * FROM tracediff_nodes")
+                        .await
+                        .map_err(Error::query)?;
+                    let batches: Vec<RecordBatch> = rows.into_iter().flatten().collect();
+                    Some(tracediff::Tree::from_batches(&batches)?)
+                }
+                false => None,
+            };
             runs.push(Run {
                 name,
                 source: path.clone(),
                 sheets,
                 profiler_steps: steps,
                 platform: engine.platform(),
+                tree,
             });
         }
     }
@@ -155,6 +171,7 @@ fn read_report_folder(path: &str) -> Result<Run, Error> {
         sheets,
         profiler_steps: None,
         platform: None,
+        tree: None,
     })
 }
 
@@ -351,6 +368,55 @@ impl Comparison {
             (&self.base.label, &self.target.label),
             groups,
         ))
+    }
+}
+
+/// TraceDiff's files (`tracediff/`, spec compare.md §3.9): name and text.
+impl Comparison {
+    pub fn tracelens_tracediff(&self) -> Result<Vec<(String, String)>, Error> {
+        let tree = |side: &Side| -> Result<tracediff::Tree, Error> {
+            match side.runs.as_slice() {
+                [Run {
+                    tree: Some(tree), ..
+                }] => Ok(tree.clone()),
+                _ => Err(Error::Usage(format!(
+                    "TraceDiff needs one trace (not a report folder) on the {} side",
+                    side.role.as_str()
+                ))),
+            }
+        };
+        let diff = tracediff::TraceDiff::new(tree(&self.base)?, tree(&self.target)?);
+        let (stats, identical) = diff.diff_stats();
+        let summary = tracediff::unique_args_summary(&stats);
+        let json = |v: serde_json::Value| serde_json::to_string_pretty(&v).unwrap_or_default();
+        // The maps are made before the renames and before identical traces lose
+        // their trace2 rows, as TraceLens makes them.
+        let one = json(tracediff::op_map(&summary, Some("trace1")));
+        let two = json(tracediff::op_map(&summary, Some("trace2")));
+        let summary = tracediff::renamed(&summary, &tracediff::rename_map(&stats));
+        let ops = tracediff::cpu_op_map_json(&summary, identical);
+        let (stats, summary) = match identical {
+            true => (
+                tracediff::trace1_only(&stats),
+                tracediff::trace1_only(&summary),
+            ),
+            false => (stats, summary),
+        };
+        let mut files = vec![(
+            "merged_tree_output.txt".to_string(),
+            diff.merged_tree_text(),
+        )];
+        if stats.rows() > 0 {
+            files.push(("diff_stats.csv".into(), stats.to_csv()));
+            files.push((
+                "diff_stats_unique_args_summary.csv".into(),
+                summary.to_csv(),
+            ));
+        }
+        files.push(("cpu_op_map_trace1.json".into(), one));
+        files.push(("cpu_op_map_trace2.json".into(), two));
+        files.push(("cpu_op_map.json".into(), ops));
+        Ok(files)
     }
 }
 

@@ -360,10 +360,10 @@ async fn every_comparison_view_documents_its_columns() {
     let catalog = Catalog::builtin().expect("catalog");
     let none = |_: &tracesql::engine::Engine| Ok(());
     let paths = [fixture("basic_linear.json")];
-    let base = read_side("a", Role::Base, &paths, &catalog, &none)
+    let base = read_side("a", Role::Base, &paths, &catalog, &none, false)
         .await
         .expect("base");
-    let target = read_side("b", Role::Target, &paths, &catalog, &none)
+    let target = read_side("b", Role::Target, &paths, &catalog, &none, false)
         .await
         .expect("target");
     let comparison = Comparison { base, target };

@@ -326,3 +326,79 @@ fn default_keys_do_not_cross_join() {
         "{cross_joined} self pairs cross-join in TraceLens's output"
     );
 }
+
+/// TraceDiff's files (`tracediff/` under `--tracelens-compat --out`) are
+/// byte-identical to TraceLens's on every shared pair that has them.
+#[test]
+fn tracediff_files_match_every_shared_pair_byte_for_byte() {
+    let Some(data) = super::shared_data_or_fixtures_only() else {
+        return;
+    };
+    let with_tracediff: Vec<Pair> = pairs(&data)
+        .into_iter()
+        .filter(|p| p.dir.join("tracediff").is_dir())
+        .collect();
+    assert!(
+        with_tracediff.len() >= 4,
+        "{} pairs with tracediff/",
+        with_tracediff.len()
+    );
+    let mut failures = Vec::new();
+    let mut files = 0;
+    for pair in &with_tracediff {
+        let out = tempfile::tempdir().expect("temp dir");
+        let traces = [trace_of(&pair.reports[0]), trace_of(&pair.reports[1])];
+        let run = tracesql()
+            .args(["--tracelens-compat", "--platform", "none", "compare"])
+            .arg(&traces[0])
+            .arg(&traces[1])
+            .args([
+                "--names",
+                &pair.names[0],
+                &pair.names[1],
+                "--sheets",
+                "gpu_timeline",
+                "--out",
+            ])
+            .arg(out.path())
+            .run();
+        assert!(run.success(), "{}: {}", pair.dir.display(), run.stderr);
+        let label = pair
+            .dir
+            .file_name()
+            .expect("a name")
+            .to_string_lossy()
+            .into_owned();
+        for reference in files_under(&pair.dir.join("tracediff")) {
+            files += 1;
+            let name = reference
+                .file_name()
+                .expect("a name")
+                .to_string_lossy()
+                .into_owned();
+            let ours = std::fs::read(out.path().join("tracediff").join(&name));
+            let theirs = std::fs::read(&reference).expect("reference");
+            match ours {
+                Ok(ours) if ours == theirs => {}
+                Ok(ours) => {
+                    let (a, b) = (
+                        String::from_utf8_lossy(&ours),
+                        String::from_utf8_lossy(&theirs),
+                    );
+                    let line = a
+                        .lines()
+                        .zip(b.lines())
+                        .position(|(x, y)| x != y)
+                        .unwrap_or(a.lines().count().min(b.lines().count()));
+                    failures.push(format!("{label}/{name}: differs from line {}", line + 1));
+                }
+                Err(e) => failures.push(format!("{label}/{name}: not written ({e})")),
+            }
+        }
+    }
+    eprintln!(
+        "tracediff: {} pairs, {files} reference files, all byte-identical",
+        with_tracediff.len()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
