@@ -820,13 +820,11 @@ fn compare(request: CompareRequest, catalog: &Catalog) -> Result<(), Error> {
     let rt = runtime()?;
     let sides = [request.base.as_slice(), request.target.as_slice()];
     let compat = SESSION_OPTIONS.get().is_some_and(|o| o.tracelens_compat);
-    // TraceDiff's files need a trace on each side (a report folder has no tree).
-    let trees = compat
-        && request.out.is_some()
-        && !sides
-            .iter()
-            .flat_map(|s| s.iter())
-            .any(|p| tracesql::compare::is_report_folder(p));
+    // TraceDiff needs a trace on each side (a report folder has no call tree).
+    let trees = !sides
+        .iter()
+        .flat_map(|s| s.iter())
+        .any(|p| tracesql::compare::is_report_folder(p));
     let platforms = request.platforms.clone();
     let (comparison, engine) = read_comparison(&rt, catalog, &labels, sides, platforms, trees)?;
     let sheets = rt.block_on(tracesql::compare::comparison_sheets(&engine))?;
@@ -849,7 +847,7 @@ fn compare(request: CompareRequest, catalog: &Catalog) -> Result<(), Error> {
         } else {
             None
         };
-        let tracediff = match trees {
+        let tracediff = match compat && trees {
             true => Some(comparison.tracelens_tracediff()?),
             false => None,
         };
@@ -864,10 +862,10 @@ fn compare(request: CompareRequest, catalog: &Catalog) -> Result<(), Error> {
             tracediff.as_deref(),
             verdict_in_dir,
         )?;
-        let extra = if compat {
-            " and compare_perf_reports/"
-        } else {
-            ""
+        let extra = match (compat, trees) {
+            (true, true) => " and compare_perf_reports/, tracediff/",
+            (true, false) => " and compare_perf_reports/",
+            _ => "",
         };
         eprintln!(
             "{} vs {}: wrote {} comparison sheets{extra} to {}",

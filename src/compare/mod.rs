@@ -301,12 +301,29 @@ impl Comparison {
             let batch = side_by_side(&[], &template).map_err(Error::query)?;
             register(&engine, &table_name(sheet), batch)?;
         }
-        register(
-            &engine,
-            "compare_runs",
-            self.runs_batch().map_err(Error::query)?,
-        )?;
+        let runs = self.runs_batch().map_err(Error::query)?;
+        register(&engine, "compare_runs", runs)?;
+        register(&engine, "tracediff_stats", self.aligned_stats()?)?;
         Ok(engine)
+    }
+
+    /// TraceDiff's per-kernel rows with the roots aligned (empty unless each
+    /// side is one trace): what `compare_lca` reads.
+    fn aligned_stats(&self) -> Result<RecordBatch, Error> {
+        let tree = |side: &Side| match side.runs.as_slice() {
+            [Run {
+                tree: Some(tree), ..
+            }] => Some(tree.clone()),
+            _ => None,
+        };
+        let stats = match (tree(&self.base), tree(&self.target)) {
+            (Some(a), Some(b)) => {
+                let diff = tracediff::TraceDiff::new(a, b, tracediff::Roots::Aligned);
+                diff.diff_stats().0
+            }
+            _ => Frame::default(),
+        };
+        tracediff::stats_batch(&stats)
     }
 
     fn runs_batch(&self) -> Result<RecordBatch, datafusion::arrow::error::ArrowError> {
@@ -385,7 +402,8 @@ impl Comparison {
                 ))),
             }
         };
-        let diff = tracediff::TraceDiff::new(tree(&self.base)?, tree(&self.target)?);
+        let roots = tracediff::Roots::ByPosition;
+        let diff = tracediff::TraceDiff::new(tree(&self.base)?, tree(&self.target)?, roots);
         let (stats, identical) = diff.diff_stats();
         let summary = tracediff::unique_args_summary(&stats);
         let json = |v: serde_json::Value| serde_json::to_string_pretty(&v).unwrap_or_default();

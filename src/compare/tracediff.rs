@@ -366,8 +366,26 @@ pub struct TraceDiff {
     memo: HashMap<(Option<usize>, Option<usize>), usize>,
 }
 
+/// How the two trees' top-level ops are paired.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Roots {
+    /// By position, as TraceLens pairs them (`--tracelens-compat`): one extra
+    /// top-level op shifts every later pair (its bug B1).
+    ByPosition,
+    /// Aligned by name like the levels below them, so an op one side lacks
+    /// stays unpaired and the rest still meet.
+    Aligned,
+}
+
+/// Above this many cells the roots' edit distance is not computed in full
+/// (two runs of 2,000 top-level ops): a windowed alignment takes over.
+const FULL_ALIGNMENT_CELLS: usize = 4_000_000;
+
+/// How far ahead the windowed alignment looks for the next pair of equal names.
+const ALIGNMENT_WINDOW: usize = 64;
+
 impl TraceDiff {
-    pub fn new(mut t1: Tree, mut t2: Tree) -> TraceDiff {
+    pub fn new(mut t1: Tree, mut t2: Tree, roots: Roots) -> TraceDiff {
         let (r1, r2) = (t1.roots(), t2.roots());
         let mut diff = TraceDiff {
             t1,
@@ -376,11 +394,72 @@ impl TraceDiff {
             roots: Vec::new(),
             memo: HashMap::new(),
         };
-        for i in 0..r1.len().max(r2.len()) {
-            let id = diff.merge(r1.get(i).copied(), r2.get(i).copied());
+        let ops = match roots {
+            Roots::ByPosition => (0..r1.len().max(r2.len()))
+                .map(|i| match (i < r1.len(), i < r2.len()) {
+                    (true, true) => Op::Match(i, i),
+                    (true, false) => Op::Delete(i),
+                    _ => Op::Insert(i),
+                })
+                .collect(),
+            Roots::Aligned if r1.len().saturating_mul(r2.len()) <= FULL_ALIGNMENT_CELLS => {
+                diff.wf(&r1, &r2, false)
+            }
+            Roots::Aligned => diff.windowed(&r1, &r2),
+        };
+        for op in ops {
+            let id = match op {
+                Op::Match(i, j) => diff.merge(Some(r1[i]), Some(r2[j])),
+                Op::Delete(i) => diff.merge(Some(r1[i]), None),
+                Op::Insert(j) => diff.merge(None, Some(r2[j])),
+            };
             diff.roots.push(id);
         }
         diff
+    }
+
+    /// A greedy alignment for long lists: equal names pair off; at a mismatch
+    /// the nearest equal pair within the window decides which side skips.
+    fn windowed(&self, a: &[usize], b: &[usize]) -> Vec<Op> {
+        let (na, nb) = (
+            Self::names(&self.t1, a, false),
+            Self::names(&self.t2, b, false),
+        );
+        let (mut i, mut j) = (0, 0);
+        let mut ops = Vec::new();
+        while i < a.len() && j < b.len() {
+            if na[i] == nb[j] {
+                ops.push(Op::Match(i, j));
+                i += 1;
+                j += 1;
+                continue;
+            }
+            let mut best: Option<(usize, usize)> = None;
+            for di in 0..ALIGNMENT_WINDOW.min(a.len() - i) {
+                for dj in 0..ALIGNMENT_WINDOW.min(b.len() - j) {
+                    if na[i + di] == nb[j + dj] && best.is_none_or(|(x, y)| di + dj < x + y) {
+                        best = Some((di, dj));
+                    }
+                }
+            }
+            match best {
+                Some((di, dj)) => {
+                    ops.extend((i..i + di).map(Op::Delete));
+                    ops.extend((j..j + dj).map(Op::Insert));
+                    i += di;
+                    j += dj;
+                }
+                None => {
+                    ops.push(Op::Delete(i));
+                    ops.push(Op::Insert(j));
+                    i += 1;
+                    j += 1;
+                }
+            }
+        }
+        ops.extend((i..a.len()).map(Op::Delete));
+        ops.extend((j..b.len()).map(Op::Insert));
+        ops
     }
 
     fn names(tree: &Tree, list: &[usize], strip: bool) -> Vec<Option<String>> {
@@ -1548,4 +1627,47 @@ mod tests {
         assert_eq!(common_name("a", "b", &modules).as_deref(), Some("root"));
         assert_eq!(common_name("x", "y", &HashMap::new()), None);
     }
+}
+
+/// diff_stats (with `source`) as an Arrow batch of fixed types, for the
+/// comparison session's table `tracediff_stats`.
+pub fn stats_batch(stats: &Frame) -> Result<RecordBatch, Error> {
+    use datafusion::arrow::array::{ArrayRef, Float64Array, Int64Array, StringArray};
+    use datafusion::arrow::datatypes::{Field, Schema};
+    use std::sync::Arc;
+    let rows = stats.rows();
+    let mut fields = Vec::new();
+    let mut arrays: Vec<ArrayRef> = Vec::new();
+    for name in STAT_COLUMNS {
+        let values = stats.column(name).map(|c| c.values.as_slice());
+        let at = |r: usize| values.map_or(&Value::Na, |v| &v[r]);
+        let (kind, array): (DataType, ArrayRef) = match name {
+            "cpu_op_uid" | "lowest_common_ancestor_id" | "gpu_op_uid" => (
+                DataType::Int64,
+                Arc::new(
+                    (0..rows)
+                        .map(|r| at(r).number().map(|n| n as i64))
+                        .collect::<Int64Array>(),
+                ),
+            ),
+            "kernel_time" | "busy_time" => (
+                DataType::Float64,
+                Arc::new((0..rows).map(|r| at(r).number()).collect::<Float64Array>()),
+            ),
+            _ => (
+                DataType::Utf8,
+                Arc::new(
+                    (0..rows)
+                        .map(|r| match at(r) {
+                            Value::Na => None,
+                            v => Some(v.to_csv_text()),
+                        })
+                        .collect::<StringArray>(),
+                ),
+            ),
+        };
+        fields.push(Field::new(name, kind, true));
+        arrays.push(array);
+    }
+    RecordBatch::try_new(Arc::new(Schema::new(fields)), arrays).map_err(Error::query)
 }

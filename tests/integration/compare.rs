@@ -556,3 +556,61 @@ fn comparative_analysis_refuses_mixed_peak_kinds_and_unknown_platforms() {
         run.stderr
     );
 }
+
+/// basic_linear without its first top-level op (aten::empty, no GPU work).
+fn one_op_fewer(dir: &std::path::Path) -> String {
+    let text = std::fs::read_to_string(fixture("basic_linear.json")).expect("fixture");
+    let mut trace: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    let events = trace["traceEvents"].as_array_mut().expect("events");
+    let at = events
+        .iter()
+        .position(|e| e["name"] == "aten::empty" && e["cat"] == "cpu_op")
+        .expect("an aten::empty");
+    events.remove(at);
+    let path = dir.join("one_op_fewer.json");
+    std::fs::write(&path, trace.to_string()).expect("write");
+    path.to_string_lossy().into_owned()
+}
+
+#[test]
+fn aligned_roots_keep_one_extra_op_from_shifting_the_tree_diff() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let full = fixture("basic_linear.json");
+    let fewer = one_op_fewer(dir.path());
+    let sql = "SELECT count(*) AS n, count(*) FILTER (WHERE status = 'both' AND ratio = 1.0) AS same FROM compare_lca";
+    let self_lcas = tracesql_ok(&["compare", &full, &full, "--format", "csv", "-e", sql]);
+    let shifted = tracesql_ok(&["compare", &full, &fewer, "--format", "csv", "-e", sql]);
+    let counts = |out: &str| -> (u64, u64) {
+        let line = out.lines().nth(1).expect("a row");
+        let (n, same) = line.split_once(',').expect("two cells");
+        (n.parse().expect("n"), same.parse().expect("same"))
+    };
+    let (n, same) = counts(&self_lcas);
+    assert!(n > 0 && same == n, "{self_lcas}");
+    // Every GPU group still meets its twin, with the same time.
+    assert_eq!(counts(&shifted), (n, n), "{shifted}");
+    // TraceLens pairs roots by position: under --tracelens-compat every later
+    // root meets the wrong op.
+    let out = dir.path().join("compat");
+    tracesql_ok(&[
+        "--tracelens-compat",
+        "compare",
+        &full,
+        &fewer,
+        "--names",
+        "a",
+        "b",
+        "--out",
+        out.to_str().expect("utf-8"),
+    ]);
+    let tree =
+        std::fs::read_to_string(out.join("tracediff/merged_tree_output.txt")).expect("merged tree");
+    let roots: Vec<&str> = tree
+        .lines()
+        .filter(|l| !l.starts_with(' ') && !l.starts_with('│'))
+        .collect();
+    assert!(
+        roots.iter().filter(|l| l.contains("combined: ")).count() >= 2,
+        "{tree}"
+    );
+}
