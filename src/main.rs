@@ -183,8 +183,9 @@ enum Command {
         /// Write the comparison sheets to an Excel workbook.
         #[arg(long, value_name = "FILE")]
         xlsx: Option<std::path::PathBuf>,
-        /// TraceLens sheet groups for --tracelens-compat: gpu_timeline, ops_summary,
-        /// kernel_summary, ops_all, roofline, all.
+        /// Sheet groups to write: gpu_timeline, ops_summary, kernel_summary, ops_all,
+        /// roofline, tracediff, all (TraceLens's names; under --tracelens-compat they
+        /// choose its compare_perf_reports files too).
         #[arg(long, num_args = 1.., default_values_t = vec!["all".to_string()])]
         sheets: Vec<String>,
         /// Platform of the base side (default: --platform, or detected).
@@ -200,8 +201,11 @@ enum Command {
         #[arg(long, value_name = "FILE", requires = "fail_if")]
         verdict: Option<std::path::PathBuf>,
         /// Run this SQL over the comparison instead of printing the summary.
-        #[arg(short = 'e', long = "execute")]
+        #[arg(short = 'e', long = "execute", conflicts_with = "repl")]
         sql: Option<String>,
+        /// Open the REPL over the comparison (its views and report_<sheet> tables).
+        #[arg(long)]
+        repl: bool,
         /// Terminal format.
         #[arg(long, value_enum, default_value_t = PrintFormat::Table)]
         format: PrintFormat,
@@ -325,6 +329,7 @@ fn run(cli: Cli) -> Result<(), Error> {
             fail_if,
             verdict,
             sql,
+            repl,
             format,
         } => {
             let request = CompareRequest {
@@ -338,6 +343,7 @@ fn run(cli: Cli) -> Result<(), Error> {
                 fail_if,
                 verdict,
                 sql,
+                repl,
                 format,
             };
             compare(request, &catalog)
@@ -752,6 +758,7 @@ struct CompareRequest {
     fail_if: Option<String>,
     verdict: Option<std::path::PathBuf>,
     sql: Option<String>,
+    repl: bool,
     format: PrintFormat,
 }
 
@@ -827,7 +834,10 @@ fn compare(request: CompareRequest, catalog: &Catalog) -> Result<(), Error> {
         .any(|p| tracesql::compare::is_report_folder(p));
     let platforms = request.platforms.clone();
     let (comparison, engine) = read_comparison(&rt, catalog, &labels, sides, platforms, trees)?;
-    let sheets = rt.block_on(tracesql::compare::comparison_sheets(&engine))?;
+    let sheets = rt.block_on(tracesql::compare::comparison_sheets(
+        &engine,
+        &request.sheets,
+    ))?;
     let gate = match &request.fail_if {
         Some(predicate) => Some(rt.block_on(tracesql::compare::gate(&engine, predicate))?),
         None => None,
@@ -907,6 +917,11 @@ fn compare(request: CompareRequest, catalog: &Catalog) -> Result<(), Error> {
     }
     if let Some(sql) = &request.sql {
         query(&engine, sql, request.format)?;
+    } else if request.repl {
+        // The gate (if any) is judged after the session ends.
+        if !tracesql::repl::run_engine(engine)? {
+            std::process::exit(1);
+        }
     } else if request.out.is_none() && request.xlsx.is_none() {
         print_compare_summary(&labels, &sheets, request.format)?;
     }

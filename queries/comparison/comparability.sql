@@ -3,6 +3,7 @@
 -- kind: comparison
 -- order: 1
 -- sheet: comparability
+-- group: always
 -- description: Whether the two sides can be compared op for op, checked before any diff: runs, profiler steps, platforms, how much GPU time falls in ops both sides have, and the dtypes of each side's top ops.
 --
 -- A low op overlap means the traces run different work (another model, a

@@ -3,6 +3,7 @@
 -- kind: comparison
 -- order: 2
 -- sheet: compare_gpu_timeline
+-- group: gpu_timeline
 -- description: The GPU timeline of both sides, in the single-trace report's row order, with target − base per metric.
 --
 -- Times are each side's sums over its runs divided by its scale

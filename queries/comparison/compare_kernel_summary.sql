@@ -3,6 +3,7 @@
 -- kind: comparison
 -- order: 6
 -- sheet: compare_kernel_summary
+-- group: kernel_summary
 -- description: GPU time per kernel on both sides, keyed by parent op category, parent op (canonical) and kernel name, largest change first.
 --
 -- TraceLens keys this sheet by kernel name alone, so a kernel launched by two

@@ -3,6 +3,7 @@
 -- kind: comparison
 -- order: 7
 -- sheet: compare_lca
+-- group: tracediff
 -- description: The two call trees aligned (TraceDiff, top-level ops aligned by name): per lowest common ancestor, the GPU work each side runs under it, with one consistent ratio and delta.
 --
 -- Reads `tracediff_stats`: TraceDiff's per-kernel rows (diff_stats, spec

@@ -3,6 +3,7 @@
 -- kind: comparison
 -- order: 4
 -- sheet: compare_ops_by_category
+-- group: ops_summary
 -- description: GPU kernel time per op category on both sides (the ops_summary_by_category sheet compared), largest change first.
 --
 -- TraceLens's report diff has no category comparison (its issue #331).

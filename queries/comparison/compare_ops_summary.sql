@@ -3,6 +3,7 @@
 -- kind: comparison
 -- order: 3
 -- sheet: compare_ops_summary
+-- group: ops_summary
 -- description: GPU kernel time per op on both sides, matched by canonical op name (op_equivalence), largest change first.
 --
 -- One row per canonical op name: never a cross join. `status` says whether

@@ -3,6 +3,7 @@
 -- kind: comparison
 -- order: 5
 -- sheet: compare_unified_perf_summary
+-- group: ops_all
 -- description: Kernel time per op and shape on both sides (the unified_perf_summary sheet compared), keyed by op, category, thread role and arguments, largest change first.
 --
 -- TraceLens keys these rows by name and arguments only, so a training trace's

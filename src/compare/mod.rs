@@ -564,14 +564,20 @@ fn side_by_side(
     concat_batches(&schema, &batches)
 }
 
-/// Every comparison view with a `-- sheet:` header, run in `-- order:`:
-/// what `compare --out` writes and the workbook holds.
-pub async fn comparison_sheets(engine: &Engine) -> Result<Vec<Sheet>, Error> {
+/// Every comparison view with a `-- sheet:` header whose `-- group:` is one
+/// of `groups` (TraceLens's `--sheets` names; `all` for every one, a group
+/// `always` in any case), run in `-- order:`: what `compare --out` writes.
+pub async fn comparison_sheets(engine: &Engine, groups: &[String]) -> Result<Vec<Sheet>, Error> {
     let mut sheets = Vec::new();
     for query in engine.catalog().of_kind(QueryKind::Comparison) {
         let Some(sheet) = query.extra.get("sheet") else {
             continue;
         };
+        let group = query.extra.get("group").map_or("always", String::as_str);
+        let wanted = group == "always" || groups.iter().any(|g| g == "all" || g == group);
+        if !wanted {
+            continue;
+        }
         sheets.push(view_sheet(engine, query, sheet).await?);
     }
     Ok(sheets)

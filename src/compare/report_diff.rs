@@ -38,12 +38,15 @@ pub const ROOFLINE_SHEETS: &[(&str, &str)] = &[
 ];
 
 /// The sheet groups of `--sheets` (TraceLens's names).
+/// `tracediff` selects the default comparison's `compare_lca` sheet only
+/// (TraceDiff's own files come with every `--tracelens-compat --out`).
 pub const SHEET_GROUPS: &[&str] = &[
     "gpu_timeline",
     "ops_summary",
     "kernel_summary",
     "ops_all",
     "roofline",
+    "tracediff",
     "all",
 ];
 

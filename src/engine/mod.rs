@@ -37,6 +37,9 @@ pub struct Engine {
     schema: Arc<views::CatalogSchema>,
     /// Whether queries reproduce TraceLens's bugs (`--tracelens-compat`).
     tracelens_compat: std::sync::atomic::AtomicBool,
+    /// Whether the session holds a comparison's tables, so that its views are
+    /// registered with the others (`enable_comparison_views`).
+    comparison_views: std::sync::atomic::AtomicBool,
 }
 
 impl Default for Engine {
@@ -76,6 +79,7 @@ impl Engine {
             forest,
             schema,
             tracelens_compat: Default::default(),
+            comparison_views: Default::default(),
         };
         // Built from constant data: a failure here is a bug, not bad input.
         engine
@@ -286,18 +290,27 @@ impl Engine {
     /// makes the views reading it compute again. So this is cheap, and a view with
     /// an error fails the queries that use it, naming its file.
     pub async fn register_views(&self) -> Result<(), DataFusionError> {
-        self.schema
-            .set_views(self.catalog.iter().filter(|q| q.kind.is_view()));
+        self.set_views();
         Ok(())
     }
 
     /// Adds the catalog's comparison views (`-- kind: comparison`) to the
     /// session's views: for a session holding two sides' reports (`compare`).
     pub fn enable_comparison_views(&self) {
+        use std::sync::atomic::Ordering;
+        self.comparison_views.store(true, Ordering::Relaxed);
+        self.set_views();
+    }
+
+    /// The catalog's views (and its comparison views, once enabled) as the
+    /// session's lazy views.
+    fn set_views(&self) {
+        use std::sync::atomic::Ordering;
+        let comparison = self.comparison_views.load(Ordering::Relaxed);
         self.schema.set_views(
             self.catalog
                 .iter()
-                .filter(|q| q.kind.is_view() || q.kind == QueryKind::Comparison),
+                .filter(|q| q.kind.is_view() || (comparison && q.kind == QueryKind::Comparison)),
         );
     }
 

@@ -41,7 +41,6 @@ pub fn run(
             "the REPL reads its statements from standard input; give traces as files".into(),
         ));
     }
-    let interactive = std::io::stdin().is_terminal();
     let mut engine = Engine::with_catalog(catalog);
     prepare(&engine)?;
     for path in traces {
@@ -49,6 +48,13 @@ pub fn run(
             engine.add(trace).map_err(Error::query)?;
         }
     }
+    run_engine(engine)
+}
+
+/// Opens the REPL over a session already set up (e.g. `compare --repl`'s,
+/// which holds two sides' reports and the comparison views).
+pub fn run_engine(engine: Engine) -> Result<bool, Error> {
+    let interactive = std::io::stdin().is_terminal();
     let session = Session::new(engine, interactive).map_err(|e| Error::Query(e.0))?;
     if interactive {
         interactive_loop(session)?;

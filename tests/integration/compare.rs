@@ -614,3 +614,36 @@ fn aligned_roots_keep_one_extra_op_from_shifting_the_tree_diff() {
         "{tree}"
     );
 }
+
+#[test]
+fn sheets_choose_the_groups_written_and_the_repl_opens_on_the_comparison() {
+    let trace = fixture("basic_linear.json");
+    let (_dir, sheets) =
+        compare_out(&[&trace, &trace, "--sheets", "gpu_timeline", "kernel_summary"]);
+    let mut names: Vec<&str> = sheets.keys().map(String::as_str).collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "comparability",
+            "compare_gpu_timeline",
+            "compare_kernel_summary"
+        ]
+    );
+    let run = tracesql()
+        .args(["compare", &trace, &trace, "--repl"])
+        .stdin(".format csv\nSELECT count(*) AS n FROM compare_ops_summary WHERE status = 'both';\nSELECT label FROM compare_runs ORDER BY side;\n")
+        .run();
+    assert!(run.success(), "{}", run.stderr);
+    let ops = report_sheet(&trace, "ops_summary").rows.len();
+    assert!(
+        run.stdout.contains(&format!("n\n{ops}\n")),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("label\nbase\ntarget\n"),
+        "{}",
+        run.stdout
+    );
+}
