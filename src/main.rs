@@ -833,7 +833,11 @@ fn compare(request: CompareRequest, catalog: &Catalog) -> Result<(), Error> {
         .flat_map(|s| s.iter())
         .any(|p| tracesql::compare::is_report_folder(p));
     let platforms = request.platforms.clone();
-    let (comparison, engine) = read_comparison(&rt, catalog, &labels, sides, platforms, trees)?;
+    let reading = tracesql::compare::Reading {
+        all_reports: compat,
+        tree: trees,
+    };
+    let (comparison, engine) = read_comparison(&rt, catalog, &labels, sides, platforms, reading)?;
     let sheets = rt.block_on(tracesql::compare::comparison_sheets(
         &engine,
         &request.sheets,
@@ -972,7 +976,7 @@ fn read_comparison(
     labels: &[String; 2],
     paths: [&[String]; 2],
     platforms: [Option<String>; 2],
-    with_trees: bool,
+    reading: tracesql::compare::Reading,
 ) -> Result<(tracesql::compare::Comparison, Engine), Error> {
     use tracesql::compare::{read_side, Comparison, Role};
     let side_options = |platform: Option<String>| {
@@ -990,6 +994,7 @@ fn read_comparison(
     let [base_platform, target_platform] = platforms;
     let (base_prepare, target_prepare) =
         (side_options(base_platform), side_options(target_platform));
+    // The two sides load and run their reports side by side.
     let comparison = rt.block_on(async {
         let base = read_side(
             &labels[0],
@@ -997,19 +1002,21 @@ fn read_comparison(
             paths[0],
             catalog,
             &base_prepare,
-            with_trees,
+            reading,
         );
-        let base = base.await?;
         let target = read_side(
             &labels[1],
             Role::Target,
             paths[1],
             catalog,
             &target_prepare,
-            with_trees,
+            reading,
         );
-        let target = target.await?;
-        Ok::<_, Error>(Comparison { base, target })
+        let (base, target) = tokio::join!(base, target);
+        Ok::<_, Error>(Comparison {
+            base: base?,
+            target: target?,
+        })
     })?;
     let engine = rt.block_on(comparison.session(catalog, &apply_session_options))?;
     Ok((comparison, engine))
@@ -1044,7 +1051,7 @@ fn comparative(
         &labels,
         [reference.as_slice(), targets],
         [reference_platform, target_platform],
-        false,
+        tracesql::compare::Reading::default(),
     )?;
     let analysis = rt.block_on(comparative::comparative(&engine, &comparison))?;
     match out_dir {

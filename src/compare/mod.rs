@@ -75,6 +75,16 @@ pub fn is_report_folder(path: &str) -> bool {
     dir.is_dir() && !dir.join(MARKER).exists() && dir.join("gpu_timeline.csv").is_file()
 }
 
+/// What to read of each run besides its identity.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Reading {
+    /// Every report (TraceLens's report diff compares the perf sheets too);
+    /// else only the sheets the comparison views read ([`VIEW_SHEETS`]).
+    pub all_reports: bool,
+    /// The call tree, for TraceDiff.
+    pub tree: bool,
+}
+
 /// Reads one side: each path's reports, computed in a session `prepare` sets up
 /// (platform, compat), or read from a report folder.
 pub async fn read_side(
@@ -83,8 +93,11 @@ pub async fn read_side(
     paths: &[String],
     catalog: &Catalog,
     prepare: &dyn Fn(&Engine) -> Result<(), Error>,
-    with_tree: bool,
+    reading: Reading,
 ) -> Result<Side, Error> {
+    let _timing = crate::timing::Phase::start(&format!("read the {} side", role.as_str()));
+    let view_sheets: Vec<String> = VIEW_SHEETS.iter().map(|s| s.to_string()).collect();
+    let only = (!reading.all_reports).then_some(view_sheets.as_slice());
     let mut runs = Vec::new();
     for path in paths {
         if is_report_folder(path) {
@@ -96,10 +109,11 @@ pub async fn read_side(
             prepare(&engine)?;
             let name = engine.add(trace).map_err(Error::query)?;
             engine.register_views().await.map_err(Error::query)?;
-            let sheets = crate::report::run_reports(&engine, None).await?;
+            let sheets = crate::report::run_reports(&engine, only).await?;
             let steps = scalar_i64(&engine, "SELECT profiler_steps FROM run_facts").await?;
-            let tree = match with_tree {
+            let tree = match reading.tree {
                 true => {
+                    let _timing = crate::timing::Phase::start("tracediff_nodes");
                     let rows = engine
                         .run_sql("SELECT * FROM tracediff_nodes")
                         .await
@@ -250,7 +264,7 @@ pub struct Comparison {
 
 /// The sheets the shipped comparison views read: registered (empty when no
 /// run has them) so that every view plans.
-const VIEW_SHEETS: &[&str] = &[
+pub const VIEW_SHEETS: &[&str] = &[
     "gpu_timeline",
     "ops_summary",
     "ops_summary_by_category",
@@ -318,6 +332,7 @@ impl Comparison {
         };
         let stats = match (tree(&self.base), tree(&self.target)) {
             (Some(a), Some(b)) => {
+                let _timing = crate::timing::Phase::start("tracediff (aligned roots)");
                 let diff = tracediff::TraceDiff::new(a, b, tracediff::Roots::Aligned);
                 diff.diff_stats().0
             }

@@ -360,12 +360,19 @@ async fn every_comparison_view_documents_its_columns() {
     let catalog = Catalog::builtin().expect("catalog");
     let none = |_: &tracesql::engine::Engine| Ok(());
     let paths = [fixture("basic_linear.json")];
-    let base = read_side("a", Role::Base, &paths, &catalog, &none, false)
+    let base = read_side("a", Role::Base, &paths, &catalog, &none, Default::default())
         .await
         .expect("base");
-    let target = read_side("b", Role::Target, &paths, &catalog, &none, false)
-        .await
-        .expect("target");
+    let target = read_side(
+        "b",
+        Role::Target,
+        &paths,
+        &catalog,
+        &none,
+        Default::default(),
+    )
+    .await
+    .expect("target");
     let comparison = Comparison { base, target };
     let engine = comparison.session(&catalog, &none).await.expect("session");
     let mut checked = 0;

@@ -1,5 +1,6 @@
 //! The same input gives the same bytes: every file `report --out`, `report
-//! --xlsx`, `export --parquet` and `analyze --out` write is byte-identical
+//! --xlsx`, `export --parquet`, `analyze --out` (standalone and comparative) and
+//! `compare --out / --xlsx` (default and `--tracelens-compat`) write is byte-identical
 //! between two runs (reports run side by side as tasks, views are computed in
 //! whatever order the scheduler picks, so row order and file contents must not
 //! depend on it).
@@ -30,6 +31,25 @@ fn write_everything(trace: &str, out: &Path) {
             &dir("analysis"),
         ])
         .ok();
+    tracesql()
+        .args(["compare", trace, trace, "--out", &dir("compare")])
+        .args(["--xlsx", &dir("compare.xlsx")])
+        .ok();
+    tracesql()
+        .args(["--tracelens-compat", "compare", trace, trace])
+        .args(["--names", "a", "b", "--out", &dir("compare_compat")])
+        .ok();
+    tracesql()
+        .args([
+            "analyze",
+            trace,
+            "--platform",
+            "MI300X",
+            "--reference",
+            trace,
+        ])
+        .args(["--reference-platform", "H100", "--out", &dir("comparative")])
+        .ok();
 }
 
 fn assert_same_bytes_twice(trace: &str) {
@@ -57,6 +77,11 @@ fn assert_same_bytes_twice(trace: &str) {
         "report.xlsx",
         "export/tracesql-export.json",
         "analysis/findings.csv",
+        "compare/compare_lca.csv",
+        "compare.xlsx",
+        "compare_compat/compare_perf_reports/gpu_timeline.csv",
+        "compare_compat/tracediff/merged_tree_output.txt",
+        "comparative/comparative_analysis.md",
     ] {
         assert!(first.contains_key(Path::new(kind)), "{trace}: no {kind}");
     }
