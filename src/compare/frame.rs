@@ -52,6 +52,21 @@ impl Value {
         }
     }
 
+    /// A text that two cells share exactly when [`Value::key_eq`] holds, for
+    /// hashing join keys.
+    pub fn key_text(&self) -> String {
+        match self {
+            Value::Na => "n".into(),
+            Value::Str(s) => format!("s{s}"),
+            Value::Bool(b) => format!("b{b}"),
+            // An int and a float of the same value meet; -0.0 meets 0.
+            Value::Int(_) | Value::Float(_) => {
+                let x = self.number().unwrap_or(f64::NAN);
+                format!("f{}", if x == 0.0 { 0.0 } else { x })
+            }
+        }
+    }
+
     /// The order pandas sorts outer-join keys in: numbers ascending, text by
     /// code point, missing last.
     pub fn key_cmp(&self, other: &Value) -> std::cmp::Ordering {
@@ -376,6 +391,15 @@ mod tests {
         assert!(Value::Int(7).key_eq(&Value::Float(7.0)));
         assert!(!Value::Int(7).key_eq(&Value::Str("7".into())));
         assert!(!Value::Bool(true).key_eq(&Value::Str("True".into())));
+        for (a, b) in [
+            (Value::Int(7), Value::Float(7.0)),
+            (Value::Na, Value::Na),
+            (Value::Int(7), Value::Str("7".into())),
+            (Value::Float(-0.0), Value::Int(0)),
+            (Value::Bool(true), Value::Str("True".into())),
+        ] {
+            assert_eq!(a.key_eq(&b), a.key_text() == b.key_text(), "{a:?} {b:?}");
+        }
         use std::cmp::Ordering::*;
         assert_eq!(
             Value::Str("B".into()).key_cmp(&Value::Str("a".into())),

@@ -378,6 +378,7 @@ impl Comparison {
         &self,
         groups: &[String],
     ) -> Result<(Vec<report_diff::Output>, report_diff::Notes), Error> {
+        let _timing = crate::timing::Phase::start("TraceLens report diff");
         let one = |side: &Side| -> Result<SheetFrames, Error> {
             match side.runs.as_slice() {
                 [run] => Ok(SheetFrames(
@@ -406,6 +407,7 @@ impl Comparison {
 /// TraceDiff's files (`tracediff/`, spec compare.md §3.9): name and text.
 impl Comparison {
     pub fn tracelens_tracediff(&self) -> Result<Vec<(String, String)>, Error> {
+        let _timing = crate::timing::Phase::start("TraceLens TraceDiff files");
         let tree = |side: &Side| -> Result<tracediff::Tree, Error> {
             match side.runs.as_slice() {
                 [Run {

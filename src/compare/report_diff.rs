@@ -285,21 +285,24 @@ fn build_diff(base: &Frame, variant: &Frame, tags: (&str, &str), config: &DiffCo
     };
     let base_keys: Vec<Vec<Value>> = (0..base.rows()).map(|r| key_of(&base, r)).collect();
     let variant_keys: Vec<Vec<Value>> = (0..variant.rows()).map(|r| key_of(&variant, r)).collect();
-    let same = |a: &[Value], b: &[Value]| a.iter().zip(b).all(|(x, y)| x.key_eq(y));
+    // The variant's rows by key, in row order: each base row meets them all.
+    let text = |key: &[Value]| -> Vec<String> { key.iter().map(Value::key_text).collect() };
+    let mut by_key: std::collections::HashMap<Vec<String>, Vec<usize>> = Default::default();
+    for (v, vk) in variant_keys.iter().enumerate() {
+        by_key.entry(text(vk)).or_default().push(v);
+    }
     // Left-major pairs, then the variant's unmatched rows.
     let mut pairs: Vec<JoinRow> = Vec::new();
     let mut variant_matched = vec![false; variant.rows()];
     for (b, bk) in base_keys.iter().enumerate() {
-        let mut any = false;
-        for (v, vk) in variant_keys.iter().enumerate() {
-            if same(bk, vk) {
-                pairs.push((Some(b), Some(v)));
-                variant_matched[v] = true;
-                any = true;
+        match by_key.get(&text(bk)) {
+            Some(rows) => {
+                for &v in rows {
+                    pairs.push((Some(b), Some(v)));
+                    variant_matched[v] = true;
+                }
             }
-        }
-        if !any {
-            pairs.push((Some(b), None));
+            None => pairs.push((Some(b), None)),
         }
     }
     for (v, matched) in variant_matched.iter().enumerate() {

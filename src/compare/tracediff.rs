@@ -1333,17 +1333,6 @@ fn common_name(a: &str, b: &str, modules: &HashMap<String, Vec<String>>) -> Opti
     }
 }
 
-/// Distinct values in first-appearance order.
-fn distinct(values: impl IntoIterator<Item = String>) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for v in values {
-        if !out.contains(&v) {
-            out.push(v);
-        }
-    }
-    out
-}
-
 /// TraceLens's renames of op names that meet under one LCA (§3.8), from
 /// diff_stats with its `source` column: op name → common name.
 pub fn rename_map(stats: &Frame) -> HashMap<String, String> {
@@ -1357,36 +1346,50 @@ pub fn rename_map(stats: &Frame) -> HashMap<String, String> {
         return renames;
     };
     let text = |c: &Column, r: usize| c.values[r].to_csv_text();
-    let rows = 0..stats.rows();
     // Each op's module parents, as the last source that has the op lists them.
+    let mut by_op_side: HashMap<(String, String), Vec<String>> = HashMap::new();
+    for r in 0..stats.rows() {
+        let found = by_op_side
+            .entry((text(ops, r), text(sources, r)))
+            .or_default();
+        let parent = text(parents, r);
+        if !found.contains(&parent) {
+            found.push(parent);
+        }
+    }
     let mut modules: HashMap<String, Vec<String>> = HashMap::new();
-    for op in distinct(rows.clone().map(|r| text(ops, r))) {
-        for side in ["trace1", "trace2"] {
-            let found = distinct(
-                rows.clone()
-                    .filter(|&r| text(ops, r) == op && text(sources, r) == side)
-                    .map(|r| text(parents, r)),
-            );
-            if !found.is_empty() {
-                modules.insert(op.clone(), found);
+    for side in ["trace1", "trace2"] {
+        for ((op, s), found) in &by_op_side {
+            if s == side {
+                modules.insert(op.clone(), found.clone());
             }
         }
     }
-    let mut seen: Vec<String> = Vec::new();
-    let lca_ids = distinct(
-        rows.clone()
-            .filter(|&r| !lcas.values[r].is_na())
-            .map(|r| text(lcas, r)),
-    );
-    for id in lca_ids {
-        let names = |side: &str| {
-            distinct(
-                rows.clone()
-                    .filter(|&r| text(lcas, r) == id && text(sources, r) == side)
-                    .map(|r| text(ops, r)),
-            )
+    // Each LCA's op names per side, LCAs and names in first-appearance order.
+    let mut order: Vec<String> = Vec::new();
+    let mut names_of: HashMap<String, [Vec<String>; 2]> = HashMap::new();
+    for r in 0..stats.rows() {
+        if lcas.values[r].is_na() {
+            continue;
+        }
+        let id = text(lcas, r);
+        let side = match text(sources, r).as_str() {
+            "trace1" => 0,
+            "trace2" => 1,
+            _ => continue,
         };
-        let (n1, mut n2) = (names("trace1"), names("trace2"));
+        let entry = names_of.entry(id.clone()).or_insert_with(|| {
+            order.push(id);
+            Default::default()
+        });
+        let op = text(ops, r);
+        if !entry[side].contains(&op) {
+            entry[side].push(op);
+        }
+    }
+    let mut seen: HashSet<String> = HashSet::new();
+    for id in order {
+        let [n1, mut n2] = names_of.remove(&id).unwrap_or_default();
         if n1.is_empty() || n2.is_empty() {
             continue;
         }
@@ -1475,21 +1478,37 @@ pub fn cpu_op_map_json(summary: &Frame, flat: bool) -> String {
         return "{}".into();
     };
     let text = |c: &Column, r: usize| c.values[r].to_csv_text();
+    // Per op (first-appearance order) and side: its kernels and module parents.
+    type Sets = [(BTreeSet<String>, BTreeSet<String>); 2];
+    let mut order: Vec<String> = Vec::new();
+    let mut by_op: HashMap<String, Sets> = HashMap::new();
+    let mut present: HashSet<(String, usize)> = HashSet::new();
+    for r in 0..summary.rows() {
+        let op = text(ops, r);
+        let side = match text(sources, r).as_str() {
+            "trace1" => 0,
+            "trace2" => 1,
+            _ => continue,
+        };
+        let sets = by_op.entry(op.clone()).or_insert_with(|| {
+            order.push(op.clone());
+            Default::default()
+        });
+        sets[side].0.insert(text(names, r));
+        sets[side].1.insert(text(parents, r));
+        present.insert((op, side));
+    }
     let mut entries = Vec::new();
-    for op in distinct((0..summary.rows()).map(|r| text(ops, r))) {
+    for op in order {
+        let sets = by_op.remove(&op).unwrap_or_default();
         let mut sides = serde_json::Map::new();
-        for side in ["trace1", "trace2"] {
-            let rows: Vec<usize> = (0..summary.rows())
-                .filter(|&r| text(ops, r) == op && text(sources, r) == side)
-                .collect();
-            if rows.is_empty() {
+        for (side, (kernels, parents)) in sets.into_iter().enumerate() {
+            if !present.contains(&(op.clone(), side)) {
                 continue;
             }
-            let sorted =
-                |c: &Column| -> BTreeSet<String> { rows.iter().map(|&r| text(c, r)).collect() };
             sides.insert(
-                side.to_string(),
-                serde_json::json!({ "kernels": sorted(names), "nn_module_parents": sorted(parents) }),
+                format!("trace{}", side + 1),
+                serde_json::json!({ "kernels": kernels, "nn_module_parents": parents }),
             );
         }
         let value = if flat {
