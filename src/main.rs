@@ -836,6 +836,7 @@ fn compare(request: CompareRequest, catalog: &Catalog) -> Result<(), Error> {
     let reading = tracesql::compare::Reading {
         all_reports: compat,
         tree: trees,
+        tree_args: compat && trees && request.out.is_some(),
     };
     let (comparison, engine) = read_comparison(&rt, catalog, &labels, sides, platforms, reading)?;
     let sheets = rt.block_on(tracesql::compare::comparison_sheets(

@@ -83,6 +83,8 @@ pub struct Reading {
     pub all_reports: bool,
     /// The call tree, for TraceDiff.
     pub tree: bool,
+    /// Each cpu_op's arguments in the tree (TraceLens's diff_stats prints them).
+    pub tree_args: bool,
 }
 
 /// Reads one side: each path's reports, computed in a session `prepare` sets up
@@ -119,7 +121,16 @@ pub async fn read_side(
                         .await
                         .map_err(Error::query)?;
                     let batches: Vec<RecordBatch> = rows.into_iter().flatten().collect();
-                    Some(tracediff::Tree::from_batches(&batches)?)
+                    let mut tree = tracediff::Tree::from_batches(&batches)?;
+                    if reading.tree_args {
+                        let rows = engine
+                            .run_sql("SELECT * FROM tracediff_args")
+                            .await
+                            .map_err(Error::query)?;
+                        let batches: Vec<RecordBatch> = rows.into_iter().flatten().collect();
+                        tree.add_args(&batches)?;
+                    }
+                    Some(tree)
                 }
                 false => None,
             };
@@ -269,7 +280,6 @@ pub const VIEW_SHEETS: &[&str] = &[
     "ops_summary",
     "ops_summary_by_category",
     "kernel_summary",
-    "ops_unique_args",
     "unified_perf_summary",
 ];
 

@@ -13,7 +13,8 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
-use datafusion::arrow::array::{Array, AsArray, RecordBatch};
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
+
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{DataType, Float64Type, Int64Type};
 
@@ -95,12 +96,6 @@ impl Tree {
             let (ts, dur) = (floats("ts")?, floats("dur")?);
             let (name, cat) = (texts("name")?, texts("cat")?);
             let (root, in_tree) = (bools("is_cpu_root")?, bools("in_tree")?);
-            let args = [
-                texts("input_dims")?,
-                texts("input_strides")?,
-                texts("input_type")?,
-                texts("concrete_inputs")?,
-            ];
             for r in 0..batch.num_rows() {
                 let text = |a: &datafusion::arrow::array::StringArray| {
                     if a.is_null(r) {
@@ -115,12 +110,6 @@ impl Tree {
                     cat: text(&cat),
                     ts: if ts.is_null(r) { 0.0 } else { ts.value(r) },
                     dur: if dur.is_null(r) { 0.0 } else { dur.value(r) },
-                    args: [
-                        text(&args[0]),
-                        text(&args[1]),
-                        text(&args[2]),
-                        text(&args[3]),
-                    ],
                     ..Node::default()
                 };
                 let parent = (!parent.is_null(r)).then(|| parent.value(r));
@@ -201,6 +190,46 @@ impl Tree {
             node.gpu_events = paired.into_iter().map(|(_, g)| g).collect();
         }
         Ok(tree)
+    }
+
+    /// Fills the cpu_ops' arguments from `tracediff_args` rows.
+    pub fn add_args(&mut self, batches: &[RecordBatch]) -> Result<(), Error> {
+        let at: HashMap<i64, usize> = self
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.uid, i))
+            .collect();
+        for batch in batches {
+            let col = |name: &str| -> Result<ArrayRef, Error> {
+                let c = batch
+                    .column_by_name(name)
+                    .ok_or_else(|| Error::query(format!("tracediff_args has no column {name}")))?;
+                cast(c, &DataType::Utf8).map_err(Error::query)
+            };
+            let uid = cast(&col("uid")?, &DataType::Int64).map_err(Error::query)?;
+            let uid = uid.as_primitive::<Int64Type>();
+            let texts = [
+                col("input_dims")?,
+                col("input_strides")?,
+                col("input_type")?,
+                col("concrete_inputs")?,
+            ];
+            for r in 0..batch.num_rows() {
+                let Some(&node) = at.get(&uid.value(r)) else {
+                    continue;
+                };
+                for (slot, array) in self.nodes[node].args.iter_mut().zip(&texts) {
+                    let array = array.as_string::<i32>();
+                    *slot = if array.is_null(r) {
+                        String::new()
+                    } else {
+                        array.value(r).to_string()
+                    };
+                }
+            }
+        }
+        Ok(())
     }
 
     fn gpu_children(&self, n: usize) -> Vec<usize> {
