@@ -371,6 +371,42 @@ enum Op {
     Insert(usize),
 }
 
+impl Op {
+    /// The op on sublists, as positions in the lists they were taken from
+    /// (`left1[i]` is the position of the sublist's i-th element).
+    fn lift(self, left1: &[usize], left2: &[usize]) -> Op {
+        match self {
+            Op::Match(i, j) => Op::Match(left1[i], left2[j]),
+            Op::Delete(i) => Op::Delete(left1[i]),
+            Op::Insert(j) => Op::Insert(left2[j]),
+        }
+    }
+}
+
+/// The positions `ops` deletes from the first list.
+fn deletes(ops: &[Op]) -> Vec<usize> {
+    let at = |o: &Op| {
+        if let Op::Delete(i) = o {
+            Some(*i)
+        } else {
+            None
+        }
+    };
+    ops.iter().filter_map(at).collect()
+}
+
+/// The positions `ops` inserts from the second list.
+fn inserts(ops: &[Op]) -> Vec<usize> {
+    let at = |o: &Op| {
+        if let Op::Insert(j) = o {
+            Some(*j)
+        } else {
+            None
+        }
+    };
+    ops.iter().filter_map(at).collect()
+}
+
 /// A merged node.
 #[derive(Debug, Clone)]
 pub struct Merged {
@@ -682,20 +718,9 @@ impl TraceDiff {
         let plain2 = |n: usize| !t2.nodes[n].is_kernel() && !t2.nodes[n].is_dispatch();
         let mut sub1: BTreeSet<usize> = BTreeSet::new();
         let mut sub2: BTreeSet<usize> = BTreeSet::new();
-        for d in ops.iter().filter_map(|o| {
-            if let Op::Delete(i) = o {
-                Some(*i)
-            } else {
-                None
-            }
-        }) {
-            for n in ops.iter().filter_map(|o| {
-                if let Op::Insert(j) = o {
-                    Some(*j)
-                } else {
-                    None
-                }
-            }) {
+        let inserted = inserts(ops);
+        for d in deletes(ops) {
+            for &n in &inserted {
                 let (dn, nn) = (c1[d], c2[n]);
                 if !plain1(dn) || !plain2(nn) {
                     continue;
@@ -752,13 +777,11 @@ impl TraceDiff {
         } else {
             let a: Vec<usize> = left1.iter().map(|&i| n1[i]).collect();
             let b: Vec<usize> = left2.iter().map(|&j| n2[j]).collect();
-            for op in self.align(&a, &b) {
-                kept.push(match op {
-                    Op::Match(i, j) => Op::Match(left1[i], left2[j]),
-                    Op::Delete(i) => Op::Delete(left1[i]),
-                    Op::Insert(j) => Op::Insert(left2[j]),
-                });
-            }
+            kept.extend(
+                self.align(&a, &b)
+                    .into_iter()
+                    .map(|o| o.lift(&left1, &left2)),
+            );
         }
         Some((n1, n2, kept))
     }
@@ -771,26 +794,8 @@ impl TraceDiff {
             .copied()
             .filter(|o| matches!(o, Op::Match(..)))
             .collect();
-        let dels: Vec<usize> = ops
-            .iter()
-            .filter_map(|o| {
-                if let Op::Delete(i) = o {
-                    Some(*i)
-                } else {
-                    None
-                }
-            })
-            .collect();
-        let ins: Vec<usize> = ops
-            .iter()
-            .filter_map(|o| {
-                if let Op::Insert(j) = o {
-                    Some(*j)
-                } else {
-                    None
-                }
-            })
-            .collect();
+        let dels: Vec<usize> = deletes(&ops);
+        let ins: Vec<usize> = inserts(&ops);
         for &i in &dels {
             c1[i] = self.t1.collapse(c1[i]).0;
         }
@@ -799,36 +804,13 @@ impl TraceDiff {
         }
         let a: Vec<usize> = dels.iter().map(|&i| c1[i]).collect();
         let b: Vec<usize> = ins.iter().map(|&j| c2[j]).collect();
-        let lift = |op: Op, left1: &[usize], left2: &[usize]| match op {
-            Op::Match(i, j) => Op::Match(left1[i], left2[j]),
-            Op::Delete(i) => Op::Delete(left1[i]),
-            Op::Insert(j) => Op::Insert(left2[j]),
-        };
         let pass1: Vec<Op> = self
             .align(&a, &b)
             .into_iter()
-            .map(|o| lift(o, &dels, &ins))
+            .map(|o| o.lift(&dels, &ins))
             .collect();
-        let still1: Vec<usize> = pass1
-            .iter()
-            .filter_map(|o| {
-                if let Op::Delete(i) = o {
-                    Some(*i)
-                } else {
-                    None
-                }
-            })
-            .collect();
-        let still2: Vec<usize> = pass1
-            .iter()
-            .filter_map(|o| {
-                if let Op::Insert(j) = o {
-                    Some(*j)
-                } else {
-                    None
-                }
-            })
-            .collect();
+        let still1: Vec<usize> = deletes(&pass1);
+        let still2: Vec<usize> = inserts(&pass1);
         let mut out = matches;
         if still1.is_empty() || still2.is_empty() {
             out.extend(pass1);
@@ -840,7 +822,7 @@ impl TraceDiff {
         out.extend(
             self.wf(&a, &b, true)
                 .into_iter()
-                .map(|o| lift(o, &still1, &still2)),
+                .map(|o| o.lift(&still1, &still2)),
         );
         out
     }
