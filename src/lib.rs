@@ -15,6 +15,7 @@
 //! | `output` | writers and printers of results: terminal, CSV, Markdown, Excel, Parquet, atomic files |
 //! | `engine` | the DataFusion session: tables, views, UDFs, table functions, platforms, the session's own catalog tables |
 //! | `report` | runs the report queries into sheets |
+//! | `collectives` | the traces of all ranks of a run: rank files and ranks resolved, the multi-rank collective sheets |
 //! | `analyze` | runs the rules and renders the analysis |
 //! | `export` | writes a Parquet dataset that `load` reopens |
 //! | `compare` | two sides' reports side by side: the comparison session and TraceLens's report diff |
@@ -25,6 +26,7 @@
 
 pub mod analyze;
 pub mod catalog;
+pub mod collectives;
 pub mod compare;
 pub mod engine;
 pub mod export;
@@ -85,8 +87,21 @@ pub fn one_line(message: &str) -> String {
 mod layering {
     /// Top-level modules, lowest first (the pipeline's order).
     pub const LAYERS: &[&str] = &[
-        "timing", "ingest", "tree", "model", "load", "catalog", "output", "engine", "report",
-        "analyze", "export", "compare", "repl", "fuzzing",
+        "timing",
+        "ingest",
+        "tree",
+        "model",
+        "load",
+        "catalog",
+        "output",
+        "engine",
+        "report",
+        "collectives",
+        "analyze",
+        "export",
+        "compare",
+        "repl",
+        "fuzzing",
     ];
 
     /// Every `crate::<module>` named in code (not in comments) of `text`, with

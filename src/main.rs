@@ -163,6 +163,45 @@ enum Command {
         /// Trace files (.json, .json.gz, .zip) or export directories; .load adds more.
         traces: Vec<String>,
     },
+    /// The traces of all ranks of a distributed run: collective instances matched
+    /// across ranks, skew, bandwidth, stragglers (TraceLens's multi-rank collective
+    /// report).
+    #[command(
+        after_help = "TRACES are the ranks' trace files, directories of them, or patterns (rank*.json.gz).\nA trace's rank is its distributedInfo.rank, else the number --rank-regex finds in its\nfile name, else its position. The sheets are the catalog's `-- kind: collective`\nqueries (see `tracesql queries`); with -e, your own SQL over the session (views\ncollective_instances, straggler_ranking, rank_clock_offsets, ...).\n\nWith --tracelens-compat the sheets are TraceLens's: instances matched by order,\nraw clocks (see tests/conformance/DIFFERENCES.md).\n\nExamples:\n  tracesql collectives run/ --out coll\n  tracesql collectives 'run/rank*_trace.json.gz' --world-size 8 --gpus-per-node 8 --out coll\n  tracesql collectives run/ -e \"SELECT * FROM straggler_ranking\""
+    )]
+    Collectives {
+        /// Rank traces: files, directories, or patterns with * and ?.
+        #[arg(required = true)]
+        traces: Vec<String>,
+        /// World size of the run (default: distributedInfo.world_size, else the
+        /// number of traces).
+        #[arg(long, value_name = "N")]
+        world_size: Option<i64>,
+        /// Regex finding the rank in a file name, for traces without
+        /// distributedInfo.rank: the group named `rank`, else group 1.
+        #[arg(long, value_name = "REGEX")]
+        rank_regex: Option<String>,
+        /// GPUs per node (default: rank 0's number of deviceProperties).
+        #[arg(long, value_name = "G")]
+        gpus_per_node: Option<i64>,
+        /// Write DIR/<sheet>.csv for every sheet (all or none).
+        #[arg(long, value_name = "DIR")]
+        out: Option<std::path::PathBuf>,
+        /// Only these sheets (comma-separated).
+        #[arg(long, value_delimiter = ',')]
+        only: Option<Vec<String>>,
+        /// Run this SQL over the run's session instead of writing sheets.
+        #[arg(
+            short = 'e',
+            long = "execute",
+            value_name = "SQL",
+            conflicts_with = "out"
+        )]
+        execute: Option<String>,
+        /// Terminal format.
+        #[arg(long, value_enum, default_value_t = PrintFormat::Table)]
+        format: PrintFormat,
+    },
     /// Compare two traces (or two sets of repeated runs): the GPU timeline side by
     /// side, the ops that changed most, and with --out the comparison sheets.
     #[command(
@@ -317,6 +356,32 @@ fn run(cli: Cli) -> Result<(), Error> {
             out.as_deref(),
         ),
         Command::Analyze { traces, out, .. } => analyze(&traces, &catalog, out.as_deref()),
+        Command::Collectives {
+            traces,
+            world_size,
+            rank_regex,
+            gpus_per_node,
+            out,
+            only,
+            execute,
+            format,
+        } => {
+            let options = tracesql::collectives::RankOptions {
+                world_size,
+                rank_regex,
+                gpus_per_node,
+            };
+            collectives(
+                &traces,
+                &catalog,
+                &options,
+                out.as_deref(),
+                only.as_deref(),
+                execute.as_deref(),
+                format,
+            )
+        }
+
         Command::Compare {
             base,
             target,
@@ -457,6 +522,49 @@ fn engine_with(traces: Vec<LoadedTrace>, catalog: &Catalog) -> Result<Engine, Er
         .block_on(engine.register_views())
         .map_err(Error::query)?;
     Ok(engine)
+}
+
+/// `tracesql collectives`: every rank's trace in one session, then the
+/// collective sheets to DIR, printed, or the user's SQL.
+fn collectives(
+    inputs: &[String],
+    catalog: &Catalog,
+    options: &tracesql::collectives::RankOptions,
+    out: Option<&std::path::Path>,
+    only: Option<&[String]>,
+    execute: Option<&str>,
+    format: PrintFormat,
+) -> Result<(), Error> {
+    let files = tracesql::collectives::resolve_inputs(inputs)?;
+    let traces = load_traces(&files)?;
+    let traces = tracesql::collectives::assign_ranks(traces, &files, options)?;
+    let ranks = traces.len();
+    let engine = engine_with(traces, catalog)?;
+    if let Some(sql) = execute {
+        return query(&engine, sql, format);
+    }
+    let rt = runtime()?;
+    if !tracesql::collectives::has_collectives(&engine) {
+        eprintln!("note: no collective kernel in the {ranks} traces: the sheets are empty");
+    }
+    let selection = if out.is_some() || only.is_some() {
+        only
+    } else {
+        None
+    };
+    let sheets = rt.block_on(tracesql::collectives::collective_sheets(&engine, selection))?;
+    match out {
+        Some(dir) => {
+            write_csv_dir(dir, &sheets)?;
+            eprintln!(
+                "{ranks} ranks: wrote {} sheets to {}",
+                sheets.len(),
+                dir.display()
+            );
+        }
+        None => print_sheets("collectives", &sheets, format, only.is_none())?,
+    }
+    Ok(())
 }
 
 /// Where `report` writes files; printing to the terminal when neither is set.

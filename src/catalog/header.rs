@@ -18,6 +18,9 @@ pub enum QueryKind {
     /// A view over two sides' reports (`tracesql compare`), registered only in
     /// a comparison's session.
     Comparison,
+    /// A multi-rank collective sheet (`tracesql collectives`): a report over
+    /// all ranks of a run, not written by the single-trace `report`.
+    Collective,
 }
 
 impl QueryKind {
@@ -28,6 +31,7 @@ impl QueryKind {
             QueryKind::Report => "report",
             QueryKind::Rule => "rule",
             QueryKind::Comparison => "comparison",
+            QueryKind::Collective => "collective",
         }
     }
 
@@ -38,6 +42,7 @@ impl QueryKind {
             "report" => QueryKind::Report,
             "rule" => QueryKind::Rule,
             "comparison" => QueryKind::Comparison,
+            "collective" => QueryKind::Collective,
             _ => return None,
         })
     }

@@ -14,7 +14,7 @@
 //! ```
 //!
 //! Required: `name` (letters, digits, `_`), `version` (a whole number), `kind`
-//! (`view`, `category`, `report`, `rule` or `comparison`) and `description`. Optional, for
+//! (`view`, `category`, `report`, `rule`, `comparison` or `collective`) and `description`. Optional, for
 //! reports (see [`crate::report`]):
 //!
 //! | header | meaning |
@@ -26,8 +26,10 @@
 //! | `-- integer_columns: A, B` | in a trace whose times are all JSON integers (view `integer_times`), write these columns (sums, minima, maxima of times) as integers, as TraceLens keeps them |
 //! | `-- mixed_numbers_as_float: PREFIX` | a text column named `PREFIX…` holding Python ints and floats prints them all as floats (`16.0`), as TraceLens's pandas float64 column does |
 //! | `-- empty_text: EXPR` | an empty sheet's CSV file holds the text EXPR gives instead of the header, unless it gives NULL (TraceLens's own empty files under `--tracelens-compat`) |
-//! | `-- drop_null_columns: PREFIX` | leave out the columns whose name starts with `PREFIX` and that are NULL in every row (e.g. `param:`, for columns only some data has) |
+//! | `-- drop_null_columns: PREFIX, ...` | leave out the columns whose name starts with one of the prefixes and that are NULL in every row (e.g. `param:`, for columns only some data has) |
 //! | `-- platform_columns: PREFIX, ...` | leave out the columns whose name starts with one of the prefixes when the session has no platform (`--platform`, `SET platform`, or detected): the roofline columns |
+//! | `-- integer_if: COLUMNS when SQL; ...` | when the scalar query SQL is true, the listed columns (`*` matches any text: `rank_*_ts`) print as integers where they have no NULL and every value is whole (pandas keeps JSON integers as int64 only without missing values) |
+//! | `-- spread_from: VIEW` | per-rank cells spread over columns of their own (`rank_0_ts`, ...): VIEW's rows `key, ord, column, num, txt` (see `report/spread.rs`); inserted before `-- spread_before: COLUMN` when given |
 //! | `-- column_order_from: COLUMN` | `COLUMN` (a list of strings, from its first non-NULL row) names result columns: they are written in the order of their first listing, in the positions they take together; `COLUMN` itself is not written, and naming a column the result lacks is an error |
 //!
 //! Values are trimmed (`-- drop_null_columns: param: ` means the prefix `param:`).

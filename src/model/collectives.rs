@@ -30,8 +30,12 @@ pub const DOC: TableDoc = TableDoc {
         col!("out_msg_nelems", Int64, "args['Out msg nelems']."),
         col!("in_split_size", Utf8, "args['In split size'] as written."),
         col!("out_split_size", Utf8, "args['Out split size'] as written."),
-        col!("in_msg_bytes", Float64, "in_msg_nelems × bytes per element of dtype; NULL when dtype is unknown."),
+        col!("in_msg_bytes", Float64, "in_msg_nelems × bytes per element of dtype (every c10 ScalarType name: Float8_* and Char are 1 byte); NULL when dtype is unknown."),
         col!("out_msg_bytes", Float64, "out_msg_nelems × bytes per element of dtype."),
+        col!("record_uid", Int64, "The record_param_comms op describing this collective: for a kernel, the nearest one above its launch in the call tree, else the one with the kernel's External id; for an op, its own uid. NULL when none."),
+        col!("seq", Int64, "args.Seq of that record_param_comms: the process group's sequence number, the same on every rank for one collective instance (newer PyTorch; NULL before)."),
+        col!("comms_id", Utf8, "args['Comms Id'] of that record_param_comms, as written: one id per collective instance across ranks (newest PyTorch; NULL before)."),
+        col!("peer_rank", Int64, "args.Rank of that record_param_comms: for send/recv the peer's rank, for collectives this rank."),
     ],
 };
 
@@ -54,17 +58,61 @@ struct CommArgs {
     in_split: Option<Value>,
     #[serde(rename = "Out split size")]
     out_split: Option<Value>,
+    #[serde(rename = "Seq")]
+    seq: Option<Value>,
+    #[serde(rename = "Comms Id")]
+    comms_id: Option<Value>,
+    #[serde(rename = "Rank")]
+    rank: Option<Value>,
 }
 
-/// Bytes per element of the dtype names PyTorch writes for collectives.
+/// Bytes per element of the c10 ScalarType names PyTorch writes for
+/// collectives. Wider than TraceLens's table (which has no Char, Float8 or
+/// unsigned types, so FP8 all-gathers get no size there; `--tracelens-compat`
+/// reports use its table, see queries/collectives/comm_kernels.sql).
 fn dtype_bytes(dtype: &str) -> Option<f64> {
+    if dtype.starts_with("Float8_") || dtype.starts_with("QInt8") || dtype.starts_with("QUInt8") {
+        return Some(1.0);
+    }
     Some(match dtype {
-        "Float" | "Int" => 4.0,
-        "Long" | "Double" => 8.0,
-        "BFloat16" | "Half" | "Short" => 2.0,
-        "Bool" | "Byte" | "Char" => 1.0,
+        "Float" | "Int" | "UInt32" | "ComplexHalf" | "QInt32" => 4.0,
+        "Long" | "Double" | "UInt64" | "ComplexFloat" => 8.0,
+        "ComplexDouble" => 16.0,
+        "BFloat16" | "Half" | "Short" | "UInt16" => 2.0,
+        "Bool" | "Byte" | "Char" | "Float4_e2m1fn_x2" => 1.0,
         _ => return None,
     })
+}
+
+/// The record_param_comms op describing collective event `u`: the nearest one
+/// above it in the call tree (a kernel's launch sits under `nccl:*` under
+/// record_param_comms), else the op whose External id the kernel carries.
+fn record_op(
+    trace: &RawTrace,
+    links: &Links,
+    by_external_id: &std::collections::HashMap<i64, usize>,
+    u: usize,
+) -> Option<usize> {
+    let is_record =
+        |v: usize| trace.kind[v] == EventKind::CpuOp && trace.name_of(v) == "record_param_comms";
+    if is_record(u) {
+        return Some(u);
+    }
+    let mut at = u;
+    // A call tree is shallow; the bound only guards a malformed parent chain.
+    for _ in 0..256 {
+        let Some((parent, _)) = links.parent[at] else {
+            break;
+        };
+        at = parent as usize;
+        if is_record(at) {
+            return Some(at);
+        }
+    }
+    trace
+        .external_id
+        .get(u)
+        .and_then(|id| by_external_id.get(&id).copied())
 }
 
 fn text(v: &Option<Value>) -> Option<String> {
@@ -97,14 +145,37 @@ pub fn build(
                 || (trace.kind[u] == EventKind::CpuOp && trace.name_of(u) == "record_param_comms")
         })
         .collect();
-    let args: Vec<CommArgs> = uids
+    let parse = |u: usize| -> CommArgs {
+        args.get(u)
+            .and_then(|a| serde_json::from_str(a).ok())
+            .unwrap_or_default()
+    };
+    let args: Vec<CommArgs> = uids.iter().map(|&u| parse(u)).collect();
+    let by_external_id: std::collections::HashMap<i64, usize> = uids
         .iter()
-        .map(|&u| {
-            args.get(u)
-                .and_then(|a| serde_json::from_str(a).ok())
-                .unwrap_or_default()
-        })
+        .filter(|&&u| !trace.kind[u].is_gpu())
+        .filter_map(|&u| Some((trace.external_id.get(u)?, u)))
         .collect();
+    let records: Vec<Option<usize>> = uids
+        .iter()
+        .map(|&u| record_op(trace, links, &by_external_id, u))
+        .collect();
+    let record_args: std::collections::HashMap<usize, CommArgs> =
+        records.iter().flatten().map(|&r| (r, parse(r))).collect();
+    let of_record = |f: &dyn Fn(&CommArgs) -> &Option<Value>| -> Vec<Option<Value>> {
+        records
+            .iter()
+            .map(|r| {
+                r.and_then(|r| record_args.get(&r))
+                    .and_then(|a| f(a).clone())
+            })
+            .collect()
+    };
+    let (seq, comms_id, peer) = (
+        of_record(&|a| &a.seq),
+        of_record(&|a| &a.comms_id),
+        of_record(&|a| &a.rank),
+    );
     let collective: Vec<Option<String>> = uids
         .iter()
         .zip(&args)
@@ -184,5 +255,12 @@ pub fn build(
             "out_msg_bytes",
             float64(args.iter().map(|a| msg_bytes(a, &a.out_nelems))),
         ),
+        (
+            "record_uid",
+            int64(records.iter().map(|r| r.map(|r| r as i64))),
+        ),
+        ("seq", int64(seq.into_iter().map(|v| int(&v)))),
+        ("comms_id", utf8(comms_id.into_iter().map(|v| text(&v)))),
+        ("peer_rank", int64(peer.into_iter().map(|v| int(&v)))),
     ])
 }

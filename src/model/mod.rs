@@ -11,6 +11,7 @@ mod events;
 pub mod kernel_ancestors;
 mod kernels;
 mod ops;
+pub mod ranks;
 mod threads;
 mod trace_meta;
 mod tree_edges;
@@ -28,7 +29,7 @@ use crate::tree::Links;
 /// Version of the table schemas below: bumped whenever a table's columns or their
 /// meaning change. Parquet exports record it, and reopening an export written
 /// under another version asks for a fresh export instead of misreading it.
-pub const SCHEMA_VERSION: u32 = 3;
+pub const SCHEMA_VERSION: u32 = 4;
 
 /// Every table tracesql builds from a trace, in the order `tables` lists them.
 pub const TABLES: &[&TableDoc] = &[
@@ -40,6 +41,7 @@ pub const TABLES: &[&TableDoc] = &[
     &collectives::DOC,
     &trace_meta::DOC,
     &threads::DOC,
+    &ranks::DOC,
 ];
 
 /// The tables of one trace: `(table name, batch)`.
@@ -76,6 +78,7 @@ pub fn build_tables(
                 timed("ops", || ops::build(trace, links, trace_name))?,
                 trace_meta::build(trace, trace_name)?,
                 threads::build(trace, trace_name)?,
+                ranks::build(trace, trace_name)?,
             ))
         });
         let kernels = timed("kernels", || {
@@ -97,7 +100,7 @@ pub fn build_tables(
     let derived = timed("events (derived)", || events::derive(&mut trace, &parent))?;
     drop(parent);
     let tree_edges = timed("tree_edges", || tree_edges::build(edges, trace_name))?;
-    let (ops, trace_meta, threads) = side;
+    let (ops, trace_meta, threads, ranks) = side;
     let (events, args) = timed("events", || events::build(trace, derived, trace_name))?;
     let tables = vec![
         (events::DOC.name, events),
@@ -107,6 +110,7 @@ pub fn build_tables(
         (collectives::DOC.name, collectives),
         (trace_meta::DOC.name, trace_meta),
         (threads::DOC.name, threads),
+        (ranks::DOC.name, ranks),
     ];
     Ok((tables, args))
 }

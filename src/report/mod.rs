@@ -18,6 +18,8 @@ use tokio::sync::OnceCell;
 use tokio::task::JoinSet;
 
 use crate::catalog::{Catalog, Query, QueryKind};
+
+mod spread;
 use crate::engine::{Engine, SqlRunner};
 use crate::load::TraceInfo;
 use crate::model::SCHEMA_VERSION;
@@ -43,7 +45,17 @@ pub fn selected_reports<'a>(
     catalog: &'a Catalog,
     only: Option<&[String]>,
 ) -> Result<Vec<&'a Query>, Error> {
-    let reports = catalog.of_kind(QueryKind::Report);
+    selected_of_kind(catalog, QueryKind::Report, only)
+}
+
+/// [`selected_reports`] among the queries of `kind` (reports, or the
+/// multi-rank collective sheets).
+pub fn selected_of_kind<'a>(
+    catalog: &'a Catalog,
+    kind: QueryKind,
+    only: Option<&[String]>,
+) -> Result<Vec<&'a Query>, Error> {
+    let reports = catalog.of_kind(kind);
     if let Some(names) = only {
         for name in names {
             let known = reports.iter().any(|q| q.name == *name || q.sheet() == name);
@@ -106,7 +118,16 @@ pub fn fingerprint(engine: &Engine) -> String {
 /// execute side by side; a view several reports read is still computed once,
 /// the others waiting for it.
 pub async fn run_reports(engine: &Engine, only: Option<&[String]>) -> Result<Vec<Sheet>, Error> {
-    let reports = selected_reports(engine.catalog(), only)?;
+    run_sheets_of_kind(engine, QueryKind::Report, only).await
+}
+
+/// [`run_reports`] for the queries of `kind`.
+pub async fn run_sheets_of_kind(
+    engine: &Engine,
+    kind: QueryKind,
+    only: Option<&[String]>,
+) -> Result<Vec<Sheet>, Error> {
+    let reports = selected_of_kind(engine.catalog(), kind, only)?;
     let has_platform = engine.platform().is_some();
     let integer_times = integer_times(&engine.runner()).await?;
     // The reports are the parallelism: each runs on one partition.
@@ -201,6 +222,12 @@ async fn run_report(
             .collect(),
         None => plan_header(runner, query).await?,
     };
+    let (header, batches) = spread::spread(runner, query, header, batches)
+        .await
+        .map_err(|e| report_error(query, e))?;
+    let batches = integer_if(runner, query, &header, batches)
+        .await
+        .map_err(|e| report_error(query, e))?;
     let batches = if integer_times {
         integer_columns(query, &header, batches).map_err(|e| report_error(query, e))?
     } else {
@@ -270,15 +297,21 @@ fn shape_columns(
             .collect(),
         _ => Vec::new(),
     };
-    let drop_prefix = query
+    let drop_prefixes: Vec<&str> = query
         .extra
         .get("drop_null_columns")
-        .filter(|p| !p.is_empty());
+        .map(|list| {
+            list.split(',')
+                .map(str::trim)
+                .filter(|p| !p.is_empty())
+                .collect()
+        })
+        .unwrap_or_default();
     let order_column = query
         .extra
         .get("column_order_from")
         .filter(|c| !c.is_empty());
-    if drop_prefix.is_none() && order_column.is_none() && platform_prefixes.is_empty() {
+    if drop_prefixes.is_empty() && order_column.is_none() && platform_prefixes.is_empty() {
         return Ok((header, batches));
     }
     let all_null = |i: usize| {
@@ -287,7 +320,7 @@ fn shape_columns(
             .all(|b| b.column(i).null_count() == b.num_rows())
     };
     let mut keep: Vec<usize> = (0..header.len())
-        .filter(|&i| !drop_prefix.is_some_and(|p| header[i].starts_with(p.as_str()) && all_null(i)))
+        .filter(|&i| !(drop_prefixes.iter().any(|p| header[i].starts_with(p)) && all_null(i)))
         .filter(|&i| !platform_prefixes.iter().any(|p| header[i].starts_with(p)))
         .collect();
     if let Some(column) = order_column {
@@ -421,6 +454,86 @@ fn integer_columns(
     replace_columns(batches, &convert, |column| {
         cast(column, &DataType::Int64).map_err(|e| e.to_string())
     })
+}
+
+/// `-- integer_if: COLUMNS when SQL; COLUMNS when SQL ...`: when the scalar
+/// query SQL is true, the listed columns (`*` matches any text, as in
+/// `rank_*_ts`) print as integers where they have no NULL and every value is
+/// whole. Why: pandas keeps a column of JSON integers as int64 only while it has
+/// no missing value, and TraceLens's multi-rank sheets print `4` or `4.0` by
+/// that rule (the condition says whether the source column was all integers).
+async fn integer_if(
+    runner: &SqlRunner,
+    query: &Query,
+    header: &[String],
+    batches: Vec<RecordBatch>,
+) -> Result<Vec<RecordBatch>, String> {
+    use datafusion::arrow::array::{Array, AsArray};
+    use datafusion::arrow::compute::cast;
+    use datafusion::arrow::datatypes::{DataType, Float64Type};
+    let Some(clauses) = query.extra.get("integer_if") else {
+        return Ok(batches);
+    };
+    let Some(first) = batches.first() else {
+        return Ok(batches);
+    };
+    let mut convert = Vec::new();
+    for clause in clauses.split(';').map(str::trim).filter(|c| !c.is_empty()) {
+        let Some((columns, condition)) = clause.split_once(" when ") else {
+            return Err(format!(
+                "-- integer_if: `{clause}` is not `COLUMNS when SQL`"
+            ));
+        };
+        let holds = runner
+            .one_boolean(condition)
+            .await
+            .map_err(|e| format!("-- integer_if: {e}"))?;
+        if holds != Some(true) {
+            continue;
+        }
+        for pattern in columns.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            for (at, name) in header.iter().enumerate() {
+                if !wildcard_match(pattern, name) || convert.contains(&at) {
+                    continue;
+                }
+                if first.schema().field(at).data_type() != &DataType::Float64 {
+                    continue;
+                }
+                let whole = batches.iter().all(|b| {
+                    let values = b.column(at).as_primitive::<Float64Type>();
+                    values.null_count() == 0
+                        && (0..values.len())
+                            .all(|i| tracesql_udfs::whole_number(values.value(i)).is_some())
+                });
+                if whole {
+                    convert.push(at);
+                }
+            }
+        }
+    }
+    replace_columns(batches, &convert, |column| {
+        cast(column, &DataType::Int64).map_err(|e| e.to_string())
+    })
+}
+
+/// Whether `name` matches `pattern`, where `*` stands for any text.
+fn wildcard_match(pattern: &str, name: &str) -> bool {
+    let parts: Vec<&str> = pattern.split('*').collect();
+    if parts.len() == 1 {
+        return pattern == name;
+    }
+    let (first, last) = (parts[0], parts[parts.len() - 1]);
+    if !name.starts_with(first) || !name[first.len()..].ends_with(last) {
+        return false;
+    }
+    let mut rest = &name[first.len()..name.len() - last.len()];
+    for middle in &parts[1..parts.len() - 1] {
+        match rest.find(middle) {
+            Some(i) => rest = &rest[i + middle.len()..],
+            None => return false,
+        }
+    }
+    true
 }
 
 /// `batches` with the columns at `columns` replaced by `convert` of them, the

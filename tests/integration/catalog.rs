@@ -69,7 +69,7 @@ async fn every_report_and_view_documents_its_columns() {
     for q in catalog.iter() {
         let sql = match q.kind {
             QueryKind::View => format!("SELECT * FROM {}", q.name),
-            QueryKind::Report => q.sql.clone(),
+            QueryKind::Report | QueryKind::Collective => q.sql.clone(),
             QueryKind::Category | QueryKind::Rule => continue,
             // Planned in a comparison session: compare::every_comparison_view_documents_its_columns.
             QueryKind::Comparison => continue,
@@ -466,7 +466,7 @@ async fn the_session_catalog_is_queryable() {
         "SELECT name, rows FROM tracesql_tables WHERE kind = 'table' ORDER BY name",
     )
     .await;
-    assert_eq!(listed.len(), 8, "{listed:?}");
+    assert_eq!(listed.len(), 9, "{listed:?}");
     for row in &listed {
         let counted = rows(&engine, &format!("SELECT count(*) FROM {}", row[0])).await;
         assert_eq!(row[1], counted[0][0], "{}", row[0]);

@@ -17,6 +17,7 @@ mod args_reread;
 mod bad_input;
 mod catalog;
 mod cli_tables;
+mod collectives;
 mod compare;
 mod compat;
 mod conformance;

@@ -99,7 +99,7 @@ fn sort_column(file: &str, names: &[String; 2]) -> Option<String> {
 }
 
 /// What differs between our file and the reference; empty when they match.
-fn differences(ours: &Path, reference: &Path, sort: Option<&str>) -> Vec<String> {
+pub(super) fn differences(ours: &Path, reference: &Path, sort: Option<&str>) -> Vec<String> {
     let text =
         |p: &Path| std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
     let (ours_text, reference_text) = (text(ours), text(reference));

@@ -34,6 +34,7 @@
 //! `--tracelens-compat`, where every sheet of every trace must match the
 //! reference with no exception.
 
+mod collectives;
 pub mod compare;
 mod compare_pairs;
 mod differences;

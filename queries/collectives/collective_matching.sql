@@ -1,0 +1,68 @@
+-- name: collective_matching
+-- version: 1
+-- kind: view
+-- description: Which collective instance each collective kernel belongs to, across ranks: by the process group's sequence number where the trace records it, else by order within the process group.
+--
+-- TraceLens assumes the k-th kernel of a process group on every rank is the
+-- same collective (spec collectives §3). One kernel more on one rank (a
+-- profiling window that starts earlier) shifts every later pairing: TraceLens
+-- then aborts on a size mismatch or silently pairs the wrong kernels (bugs B2,
+-- B3). PyTorch records the process group's sequence number (`Seq`) on
+-- record_param_comms, the same on every rank for one instance; in default mode
+-- it is the key (send/recv count apart, they have their own counter), and the
+-- order is the fallback (`matched_by`). Under --tracelens-compat it is always
+-- the order.
+--
+-- Simplified mode (TraceLens's, both modes): when no kernel has a process group
+-- and every rank has one collective stream, all of a rank's kernels form one
+-- sequence (process group 'all', ids '0', '1', ...).
+-- Columns:
+--   collective_id: the instance: '<process group>_<seq or ordinal>', or the
+--     ordinal alone in simplified mode; in default mode kernels without a Seq in
+--     a process group whose other kernels have one get '<pg>_n<ordinal>', and
+--     send/recv '<pg>_p2p<seq>'
+--   index_in_group: 0-based position of the kernel among its rank's kernels of
+--     its process group, by start time (then file order)
+--   matched_by: seq (sequence number) or order (ordinal)
+--   simplified: true in TraceLens's simplified mode
+--   pg_key: Process Group Name, 'Unknown_Group' when the kernel has none, 'all'
+--     in simplified mode
+--   comm_kernels.*: the kernel's columns
+WITH mode AS (
+  SELECT
+    count(process_group_name) = 0
+    AND coalesce(max(streams), 0) <= 1 AS simplified
+  FROM comm_kernels
+  CROSS JOIN (SELECT max(n) AS streams FROM
+    (SELECT rank, count(DISTINCT stream) AS n FROM comm_kernels GROUP BY rank)) s
+),
+keyed AS (
+  SELECT k.*, m.simplified,
+    CASE WHEN m.simplified THEN 'all' ELSE coalesce(k.process_group_name, 'Unknown_Group') END
+      AS pg_key,
+    NOT tracelens_compat() AND k.seq IS NOT NULL AS by_seq
+  FROM comm_kernels k CROSS JOIN mode m
+),
+ordered AS (
+  SELECT *,
+    row_number() OVER (PARTITION BY rank, pg_key ORDER BY ts, uid) - 1 AS index_in_group,
+    row_number() OVER (PARTITION BY rank, pg_key, by_seq ORDER BY ts, uid) - 1 AS ordinal,
+    bool_or(by_seq) OVER (PARTITION BY pg_key) AS group_has_seq
+  FROM keyed
+)
+SELECT
+  CASE
+    WHEN by_seq AND collective_type = 'sendrecv' THEN pg_key || '_p2p' || CAST(seq AS VARCHAR)
+    WHEN by_seq THEN pg_key || '_' || CAST(seq AS VARCHAR)
+    WHEN simplified THEN CAST(ordinal AS VARCHAR)
+    WHEN group_has_seq THEN pg_key || '_n' || CAST(ordinal AS VARCHAR)
+    ELSE pg_key || '_' || CAST(ordinal AS VARCHAR)
+  END AS collective_id,
+  index_in_group,
+  CASE WHEN by_seq THEN 'seq' ELSE 'order' END AS matched_by,
+  simplified, pg_key,
+  rank, trace, uid, kernel_name, device, stream, ts, dur, integer_times,
+  process_group_name, process_group_ranks, collective_name, collective_type, implicit_sync,
+  busbw_factor, full_size_from, group_size, dtype, in_msg_nelems, out_msg_nelems,
+  in_msg_mb, out_msg_mb, in_split_size, out_split_size, seq, comms_id, peer_rank
+FROM ordered
