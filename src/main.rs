@@ -38,7 +38,8 @@ struct Cli {
     #[arg(long, global = true, value_name = "NAME")]
     platform: Option<String>,
     /// CSV or TOML file of platforms to add or override (columns: name,
-    /// memory_tb_s, matrix_bf16, vector_fp32, ..., source).
+    /// memory_tb_s, matrix_bf16, vector_fp32, ..., intra_node_gb_s, inter_node_gb_s,
+    /// source).
     #[arg(long, global = true, value_name = "FILE")]
     platforms: Option<std::path::PathBuf>,
     /// Reproduce TraceLens's numbers exactly: turn its behaviour back on wherever
@@ -190,6 +191,11 @@ enum Command {
         /// Only these sheets (comma-separated).
         #[arg(long, value_delimiter = ',')]
         only: Option<Vec<String>>,
+        /// Also run the multi-rank analyzer rules (`-- scope: run`): straggler,
+        /// skew share, bus bandwidth against the platform's link peak, exposed
+        /// communication per rank. Printed, or DIR/analysis/ with --out.
+        #[arg(long)]
+        analyze: bool,
         /// Run this SQL over the run's session instead of writing sheets.
         #[arg(
             short = 'e',
@@ -363,6 +369,7 @@ fn run(cli: Cli) -> Result<(), Error> {
             gpus_per_node,
             out,
             only,
+            analyze,
             execute,
             format,
         } => {
@@ -371,15 +378,13 @@ fn run(cli: Cli) -> Result<(), Error> {
                 rank_regex,
                 gpus_per_node,
             };
-            collectives(
-                &traces,
-                &catalog,
-                &options,
-                out.as_deref(),
-                only.as_deref(),
-                execute.as_deref(),
+            let outputs = CollectiveOutputs {
+                out: out.as_deref(),
+                only: only.as_deref(),
+                analyze,
                 format,
-            )
+            };
+            collectives(&traces, &catalog, &options, outputs, execute.as_deref())
         }
 
         Command::Compare {
@@ -500,8 +505,10 @@ fn load_all(paths: &[String], catalog: &Catalog) -> Result<Engine, Error> {
     engine_with(load_traces(paths)?, catalog)
 }
 
-/// Every trace of `paths`, read and tabulated.
+/// Every trace of `paths` (directories of traces and patterns expanded), read
+/// and tabulated.
 fn load_traces(paths: &[String]) -> Result<Vec<LoadedTrace>, Error> {
+    let paths = &tracesql::collectives::resolve_inputs(paths)?;
     if paths.iter().filter(|p| p.as_str() == "-").count() > 1 {
         return Err(Error::Usage(
             "standard input (-) can be given only once".into(),
@@ -524,36 +531,52 @@ fn engine_with(traces: Vec<LoadedTrace>, catalog: &Catalog) -> Result<Engine, Er
     Ok(engine)
 }
 
+/// What `tracesql collectives` writes or prints.
+struct CollectiveOutputs<'a> {
+    out: Option<&'a std::path::Path>,
+    only: Option<&'a [String]>,
+    analyze: bool,
+    format: PrintFormat,
+}
+
 /// `tracesql collectives`: every rank's trace in one session, then the
-/// collective sheets to DIR, printed, or the user's SQL.
+/// collective sheets to DIR (and the run's analysis to DIR/analysis/), printed,
+/// or the user's SQL. Everything is computed before any file is written.
 fn collectives(
     inputs: &[String],
     catalog: &Catalog,
     options: &tracesql::collectives::RankOptions,
-    out: Option<&std::path::Path>,
-    only: Option<&[String]>,
+    outputs: CollectiveOutputs,
     execute: Option<&str>,
-    format: PrintFormat,
 ) -> Result<(), Error> {
     let files = tracesql::collectives::resolve_inputs(inputs)?;
-    let traces = load_traces(&files)?;
+    if let Some(sql) = execute {
+        let traces = tracesql::collectives::assign_ranks(load_traces(&files)?, &files, options)?;
+        return query(&engine_with(traces, catalog)?, sql, outputs.format);
+    }
+    let traces = tracesql::load::load_inputs_keeping(
+        &files,
+        &tracesql::collectives::keep_collective_tables,
+    )?;
     let traces = tracesql::collectives::assign_ranks(traces, &files, options)?;
     let ranks = traces.len();
     let engine = engine_with(traces, catalog)?;
-    if let Some(sql) = execute {
-        return query(&engine, sql, format);
-    }
     let rt = runtime()?;
     if !tracesql::collectives::has_collectives(&engine) {
         eprintln!("note: no collective kernel in the {ranks} traces: the sheets are empty");
     }
-    let selection = if out.is_some() || only.is_some() {
-        only
-    } else {
-        None
+    let sheets = rt.block_on(tracesql::collectives::collective_sheets(
+        &engine,
+        outputs.only,
+    ))?;
+    let analysis = match outputs.analyze {
+        true => Some(rt.block_on(tracesql::analyze::analyze_scope(
+            &engine,
+            tracesql::analyze::runner::Scope::Run,
+        ))?),
+        false => None,
     };
-    let sheets = rt.block_on(tracesql::collectives::collective_sheets(&engine, selection))?;
-    match out {
+    match outputs.out {
         Some(dir) => {
             write_csv_dir(dir, &sheets)?;
             eprintln!(
@@ -561,8 +584,33 @@ fn collectives(
                 sheets.len(),
                 dir.display()
             );
+            if let Some(analysis) = &analysis {
+                let dir = dir.join("analysis");
+                tracesql::analyze::render::write_dir(&dir, analysis)?;
+                eprintln!(
+                    "{ranks} ranks: {} findings from {} rules; wrote {} to {}",
+                    analysis.findings.rows(),
+                    analysis.rules.len(),
+                    tracesql::analyze::render::OUT_FILES.join(", "),
+                    dir.display()
+                );
+            }
         }
-        None => print_sheets("collectives", &sheets, format, only.is_none())?,
+        None => {
+            print_sheets(
+                "collectives",
+                &sheets,
+                outputs.format,
+                outputs.only.is_none(),
+            )?;
+            if let Some(analysis) = &analysis {
+                let stdout = std::io::stdout();
+                let mut out = stdout.lock();
+                tracesql::analyze::render::terminal(&mut out, analysis)
+                    .and_then(|()| out.flush())
+                    .map_err(|e| Error::Output(e.to_string()))?;
+            }
+        }
     }
     Ok(())
 }
@@ -588,6 +636,7 @@ fn report(
     outputs: ReportOutputs,
     options: ReportOptions,
 ) -> Result<(), Error> {
+    let traces = &tracesql::collectives::resolve_inputs(traces)?;
     let rt = runtime()?;
     let to_files = outputs.csv_dir.is_some() || outputs.xlsx.is_some();
     let summary: Vec<String> = ["gpu_timeline", "ops_summary"]
@@ -753,7 +802,7 @@ fn analyze(
     out_dir: Option<&std::path::Path>,
 ) -> Result<(), Error> {
     let rt = runtime()?;
-    let loaded = load_inputs(traces)?;
+    let loaded = load_traces(traces)?;
     let several = loaded.len() > 1;
     // Every trace is analyzed before any file is written: a failure leaves none.
     let mut analyses = Vec::new();

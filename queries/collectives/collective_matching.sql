@@ -9,9 +9,10 @@
 -- then aborts on a size mismatch or silently pairs the wrong kernels (bugs B2,
 -- B3). PyTorch records the process group's sequence number (`Seq`) on
 -- record_param_comms, the same on every rank for one instance; in default mode
--- it is the key (send/recv count apart, they have their own counter), and the
--- order is the fallback (`matched_by`). Under --tracelens-compat it is always
--- the order.
+-- it is the key, and the order is the fallback (`matched_by`). A send and its
+-- recv pair by their order between the two ranks, in that direction (the P2P
+-- sequence counter is per process, not per pair). Under --tracelens-compat it
+-- is always the order within the process group.
 --
 -- Simplified mode (TraceLens's, both modes): when no kernel has a process group
 -- and every rank has one collective stream, all of a rank's kernels form one
@@ -19,11 +20,11 @@
 -- Columns:
 --   collective_id: the instance: '<process group>_<seq or ordinal>', or the
 --     ordinal alone in simplified mode; in default mode kernels without a Seq in
---     a process group whose other kernels have one get '<pg>_n<ordinal>', and
---     send/recv '<pg>_p2p<seq>'
+--     a process group whose other kernels have one get '<pg>_n<ordinal>', and a
+--     send/recv '<pg>_p2p_<src>_to_<dst>_<k>' (the k-th between them)
 --   index_in_group: 0-based position of the kernel among its rank's kernels of
 --     its process group, by start time (then file order)
---   matched_by: seq (sequence number) or order (ordinal)
+--   matched_by: seq (sequence number), pair order (send/recv) or order (ordinal)
 --   simplified: true in TraceLens's simplified mode
 --   pg_key: Process Group Name, 'Unknown_Group' when the kernel has none, 'all'
 --     in simplified mode
@@ -36,30 +37,47 @@ WITH mode AS (
   CROSS JOIN (SELECT max(n) AS streams FROM
     (SELECT rank, count(DISTINCT stream) AS n FROM comm_kernels GROUP BY rank)) s
 ),
+p2p AS (
+  -- send/recv: the peer is record_param_comms' Rank, a rank of the process
+  -- group; its global rank is that position of Process Group Ranks.
+  SELECT k.*,
+    coalesce(TRY_CAST(btrim(array_element(
+      string_to_array(btrim(coalesce(k.process_group_ranks, ''), '[]() '), ','),
+      k.peer_rank + 1)) AS BIGINT), k.peer_rank) AS peer
+  FROM comm_kernels k
+),
 keyed AS (
   SELECT k.*, m.simplified,
     CASE WHEN m.simplified THEN 'all' ELSE coalesce(k.process_group_name, 'Unknown_Group') END
       AS pg_key,
-    NOT tracelens_compat() AND k.seq IS NOT NULL AS by_seq
-  FROM comm_kernels k CROSS JOIN mode m
+    NOT tracelens_compat() AND k.collective_name IN ('send', 'recv') AND k.peer IS NOT NULL
+      AS by_pair,
+    CASE WHEN k.collective_name = 'send' THEN k.rank ELSE k.peer END AS src,
+    CASE WHEN k.collective_name = 'send' THEN k.peer ELSE k.rank END AS dst,
+    NOT tracelens_compat() AND k.seq IS NOT NULL
+      AND NOT coalesce(k.collective_name IN ('send', 'recv') AND k.peer IS NOT NULL, false) AS by_seq
+  FROM p2p k CROSS JOIN mode m
 ),
 ordered AS (
   SELECT *,
     row_number() OVER (PARTITION BY rank, pg_key ORDER BY ts, uid) - 1 AS index_in_group,
-    row_number() OVER (PARTITION BY rank, pg_key, by_seq ORDER BY ts, uid) - 1 AS ordinal,
+    row_number() OVER (PARTITION BY rank, pg_key, by_seq, by_pair ORDER BY ts, uid) - 1 AS ordinal,
+    row_number() OVER (PARTITION BY rank, pg_key, by_pair, src, dst ORDER BY ts, uid) - 1
+      AS pair_ordinal,
     bool_or(by_seq) OVER (PARTITION BY pg_key) AS group_has_seq
   FROM keyed
 )
 SELECT
   CASE
-    WHEN by_seq AND collective_type = 'sendrecv' THEN pg_key || '_p2p' || CAST(seq AS VARCHAR)
+    WHEN by_pair THEN pg_key || '_p2p_' || CAST(src AS VARCHAR) || '_to_' || CAST(dst AS VARCHAR)
+      || '_' || CAST(pair_ordinal AS VARCHAR)
     WHEN by_seq THEN pg_key || '_' || CAST(seq AS VARCHAR)
     WHEN simplified THEN CAST(ordinal AS VARCHAR)
     WHEN group_has_seq THEN pg_key || '_n' || CAST(ordinal AS VARCHAR)
     ELSE pg_key || '_' || CAST(ordinal AS VARCHAR)
   END AS collective_id,
   index_in_group,
-  CASE WHEN by_seq THEN 'seq' ELSE 'order' END AS matched_by,
+  CASE WHEN by_pair THEN 'pair order' WHEN by_seq THEN 'seq' ELSE 'order' END AS matched_by,
   simplified, pg_key,
   rank, trace, uid, kernel_name, device, stream, ts, dur, integer_times,
   process_group_name, process_group_ranks, collective_name, collective_type, implicit_sync,

@@ -17,8 +17,9 @@
 -- --tracelens-compat: TraceLens's dtype table, no inference, raw ts, one rank
 -- per trace.
 -- Columns:
---   rank: the rank (ranks.rank, 0 when unknown; in default mode a trace with
---     kernels on several devices numbers them rank, rank+1, ...)
+--   rank: the rank of the kernel's device (rank_devices: the trace's rank, 0
+--     when unknown; in default mode a trace with collectives on several
+--     devices numbers them rank, rank+1, ...)
 --   trace: trace name
 --   uid: event uid (file order)
 --   kernel_name: the kernel's name
@@ -57,8 +58,7 @@ integer_traces AS (
   SELECT trace, value = 'true' AS integer_times FROM trace_meta WHERE key = 'integer_times'
 ),
 picked AS (
-  SELECT c.*, k.name AS kernel_name,
-         count(DISTINCT c.device) OVER (PARTITION BY c.trace) AS devices
+  SELECT c.*, k.name AS kernel_name
   FROM collectives c
   JOIN kernels k ON k.trace = c.trace AND k.uid = c.uid
   WHERE c.source = 'kernel' AND k.cat = 'kernel'
@@ -102,9 +102,7 @@ tracelens_bytes AS (
     AS b(dtype, bytes)
 )
 SELECT
-  CASE WHEN tracelens_compat() OR p.devices <= 1 THEN coalesce(r.rank, 0)
-       ELSE coalesce(r.rank, 0) + dense_rank() OVER (PARTITION BY p.trace ORDER BY p.device) - 1
-  END AS rank,
+  coalesce(rd.rank, r.rank, 0) AS rank,
   p.trace, p.uid, p.kernel_name, p.device, p.stream,
   CASE WHEN tracelens_compat() OR r.base_time_ns IS NULL OR bases.smallest IS NULL THEN p.ts
        ELSE p.ts + CAST(r.base_time_ns - bases.smallest AS DOUBLE) / 1000.0
@@ -125,5 +123,6 @@ SELECT
 FROM typed p
 CROSS JOIN bases
 LEFT JOIN ranks r ON r.trace = p.trace
+LEFT JOIN rank_devices rd ON rd.trace = p.trace AND rd.device = p.device
 LEFT JOIN integer_traces it ON it.trace = p.trace
 LEFT JOIN tracelens_bytes tb ON tb.dtype = p.dtype

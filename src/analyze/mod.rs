@@ -52,18 +52,40 @@ pub struct Analysis {
 /// are computed once for all of them (the session's views are kept once read,
 /// see [`crate::engine`]); `findings_raw` holds the findings afterwards.
 pub async fn analyze(engine: &Engine) -> Result<Analysis, Error> {
-    let rules = runner::run_rules(engine).await?;
-    let health = crate::report::trace_health_lines(engine)
-        .await?
-        .map(|lines| {
-            lines
-                .into_iter()
-                .map(|(_, line)| line)
-                .collect::<Vec<_>>()
-                .join("; ")
-        });
+    analyze_scope(engine, runner::Scope::Trace).await
+}
+
+/// [`analyze`] with the rules of `scope`: `Run` for a session holding every
+/// rank of a distributed run (the multi-rank rules; the report's sections then
+/// pool the ranks).
+pub async fn analyze_scope(engine: &Engine, scope: runner::Scope) -> Result<Analysis, Error> {
+    let rules = runner::run_rules_of(engine, scope).await?;
+    // Trace health is per trace: a run's analysis reports its findings only.
+    let health = match scope {
+        runner::Scope::Run => None,
+        runner::Scope::Trace => crate::report::trace_health_lines(engine).await?,
+    };
+    let health = health.map(|lines| {
+        lines
+            .into_iter()
+            .map(|(_, line)| line)
+            .collect::<Vec<_>>()
+            .join("; ")
+    });
     let mut tables = Vec::new();
     for name in SECTION_QUERIES {
+        // The summary, top-op and category sections describe one trace; over
+        // a run's ranks they would mix them, so a run's analysis has only its
+        // findings and the platform's peaks.
+        let per_trace = !matches!(name, "findings" | "platform_peaks");
+        if scope == runner::Scope::Run && per_trace {
+            tables.push(Table {
+                sheet: name.to_string(),
+                query_name: name.to_string(),
+                ..Table::default()
+            });
+            continue;
+        }
         tables.push(run_section(engine, name).await?);
     }
     let mut tables = tables.into_iter();

@@ -62,9 +62,32 @@ pub struct RuleRun {
 /// as `findings_raw`. A rule whose output does not match the contract, or that
 /// fails, stops the analysis with one line naming its file.
 pub async fn run_rules(engine: &Engine) -> Result<Vec<RuleRun>, Error> {
+    run_rules_of(engine, Scope::Trace).await
+}
+
+/// What a rule looks at: one trace (the default), or every rank of a run at
+/// once (`-- scope: run`, run by `tracesql collectives --analyze`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    Trace,
+    Run,
+}
+
+impl Scope {
+    fn of(rule: &Query) -> Scope {
+        match rule.extra.get("scope").map(String::as_str) {
+            Some("run") => Scope::Run,
+            _ => Scope::Trace,
+        }
+    }
+}
+
+/// [`run_rules`] for the rules of `scope`.
+pub async fn run_rules_of(engine: &Engine, scope: Scope) -> Result<Vec<RuleRun>, Error> {
     let mut runs = Vec::new();
     let mut all = Vec::new();
-    for rule in engine.catalog().of_kind(QueryKind::Rule) {
+    let rules = engine.catalog().of_kind(QueryKind::Rule);
+    for rule in rules.into_iter().filter(|r| Scope::of(r) == scope) {
         let batches = run_rule(engine, rule).await?;
         runs.push(RuleRun {
             name: rule.name.clone(),

@@ -32,20 +32,23 @@ pub struct RankOptions {
     pub gpus_per_node: Option<i64>,
 }
 
-/// The trace files `inputs` name: files as given, every trace file in a
-/// directory (sorted), and the files a `*`/`?` pattern in the last path
-/// component matches (sorted).
+/// The inputs `inputs` name: files (and `-`) as given, an export directory as
+/// given, every trace file of any other directory (sorted), and the files a
+/// `*`/`?` pattern in the last path component matches (sorted). What every
+/// command that takes traces reads, so that a run's directory of rank traces
+/// can be given to `query`, `report`, `repl` as to `collectives`.
 pub fn resolve_inputs(inputs: &[String]) -> Result<Vec<String>, Error> {
     let mut files = Vec::new();
     for input in inputs {
         let path = Path::new(input);
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
-        if path.is_dir() {
+        if input == "-" || (path.is_dir() && path.join(crate::load::MARKER).is_file()) {
+            files.push(input.clone());
+        } else if path.is_dir() {
             let found = trace_files_in(path, |_| true)?;
             if found.is_empty() {
-                return Err(Error::Usage(format!(
-                    "{input}: no trace files (.json, .json.gz, .zip) in this directory"
-                )));
+                // Neither traces nor an export: the loader says so.
+                files.push(input.clone());
             }
             files.extend(found);
         } else if let Some(pattern) = name.filter(|n| n.contains('*') || n.contains('?')) {
@@ -127,6 +130,11 @@ pub fn assign_ranks(
     files: &[String],
     options: &RankOptions,
 ) -> Result<Vec<LoadedTrace>, Error> {
+    if traces.len() != files.len() {
+        return Err(Error::Usage(
+            "collectives reads one trace per rank file: give trace files or directories of them, not export directories".into(),
+        ));
+    }
     let pattern = options.rank_regex.as_deref().unwrap_or(DEFAULT_RANK_REGEX);
     let regex = regex::Regex::new(pattern)
         .map_err(|e| Error::Usage(format!("--rank-regex '{pattern}': {e}")))?;
@@ -203,6 +211,23 @@ pub fn assign_ranks(
             Ok(trace)
         })
         .collect()
+}
+
+/// The tables the collective sheets and the run's rules read: `collectives`,
+/// `kernels`, `ranks`, `trace_meta`. The others (`events`, `ops`,
+/// `tree_edges`, `threads`) are emptied as each trace is loaded
+/// ([`crate::load::load_inputs_keeping`]), so that a run of many ranks holds
+/// a small part of what every rank's whole trace holds; `-e` keeps
+/// everything, for queries over any table.
+pub fn keep_collective_tables(mut trace: LoadedTrace) -> LoadedTrace {
+    const DROPPED: [&str; 4] = ["events", "ops", "tree_edges", "threads"];
+    for (table, batch) in trace.tables.iter_mut() {
+        if DROPPED.contains(table) {
+            *batch = RecordBatch::new_empty(batch.schema());
+        }
+    }
+    trace.args_in_file = None;
+    trace
 }
 
 fn short_list(ranks: &[i64]) -> String {

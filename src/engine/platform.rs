@@ -172,6 +172,14 @@ fn platforms_batch(list: &[Platform]) -> Result<RecordBatch, DataFusionError> {
             list.iter().map(|p| p.peak(spec)),
         )));
     }
+    fields.push(Field::new("intra_node_gb_s", DataType::Float64, true));
+    columns.push(Arc::new(Float64Array::from_iter(
+        list.iter().map(|p| p.intra_node_gb_s),
+    )));
+    fields.push(Field::new("inter_node_gb_s", DataType::Float64, true));
+    columns.push(Arc::new(Float64Array::from_iter(
+        list.iter().map(|p| p.inter_node_gb_s),
+    )));
     fields.push(Field::new("source", DataType::Utf8, false));
     columns.push(Arc::new(StringArray::from_iter_values(
         list.iter().map(|p| p.source.as_str()),

@@ -55,6 +55,16 @@ pub fn load_input(path: &str) -> Result<Vec<LoadedTrace>, IngestError> {
 /// load itself using a reader thread and a read-ahead thread. The error is the
 /// first failing path's, in argument order.
 pub fn load_inputs(paths: &[String]) -> Result<Vec<LoadedTrace>, IngestError> {
+    load_inputs_keeping(paths, &|trace| trace)
+}
+
+/// [`load_inputs`], each trace passed through `keep` as soon as it is loaded:
+/// what the caller keeps of many traces (e.g. only the tables it reads) is all
+/// that is held at once, beside the loads in flight.
+pub fn load_inputs_keeping(
+    paths: &[String],
+    keep: &(dyn Fn(LoadedTrace) -> LoadedTrace + Sync),
+) -> Result<Vec<LoadedTrace>, IngestError> {
     let workers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(paths.len());
@@ -67,7 +77,8 @@ pub fn load_inputs(paths: &[String]) -> Result<Vec<LoadedTrace>, IngestError> {
             let Some(path) = paths.get(i) else {
                 return done;
             };
-            done.push((i, timed_load(path)));
+            let loaded = timed_load(path).map(|traces| traces.into_iter().map(keep).collect());
+            done.push((i, loaded));
         }
     };
     let mut done: Vec<(usize, Result<Vec<LoadedTrace>, IngestError>)> =

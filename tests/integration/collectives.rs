@@ -32,13 +32,13 @@ fn rows(dir: &Path, sql: &str) -> Vec<Vec<String>> {
         .collect()
 }
 
-/// `tracesql [FLAGS] collectives DIR --out <temp>`: the sheets' directory and the run.
+/// `tracesql collectives DIR [FLAGS] --out <temp>`: the sheets' directory and the run.
 fn write_sheets(dir: &Path, flags: &[&str]) -> (tempfile::TempDir, crate::util::Run) {
     let out = tempfile::tempdir().expect("temp dir");
     let run = tracesql()
-        .args(flags)
         .arg("collectives")
         .arg(dir)
+        .args(flags)
         .arg("--out")
         .arg(out.path())
         .run();
@@ -275,4 +275,218 @@ fn ranks_come_from_file_names_and_duplicates_are_refused() {
         "{}",
         bad.stderr
     );
+}
+
+/// The run's analysis: the straggler, the share of waiting, and where a link
+/// is far below its peak (a platforms file gives the inter-node figure).
+#[test]
+fn the_run_analysis_names_the_straggler_the_wait_and_slow_links() {
+    let Some(clock4) = set("synth_clock4") else {
+        return;
+    };
+    let (out, _) = write_sheets(&clock4, &["--analyze"]);
+    let rows = findings_rows(out.path());
+    let find = |rule: &str| {
+        rows.iter()
+            .find(|r| r[0] == rule)
+            .unwrap_or_else(|| panic!("no {rule} finding: {rows:?}"))
+    };
+    let straggler = find("straggler_rank");
+    assert_eq!(straggler[4], "rank 0 (straggler)");
+    assert_eq!(num(&straggler[6]), 100.0);
+    // 1390 µs of the 4592 µs the four ranks spent in the allreduces is waiting.
+    let wait = find("collective_wait_share");
+    assert!(
+        (num(&wait[6]) - 1390.0 / 4592.0 * 100.0).abs() < 1e-6,
+        "{wait:?}"
+    );
+    // Single-trace analyze runs no run rule.
+    let single = tempfile::tempdir().expect("temp dir");
+    let run = tracesql()
+        .arg("analyze")
+        .arg(clock4.join("rank0_trace.json.gz"))
+        .arg("--out")
+        .arg(single.path())
+        .run();
+    assert!(run.success(), "{}", run.stderr);
+    let md = std::fs::read_to_string(single.path().join("standalone_analysis.md")).expect("md");
+    assert!(
+        !md.contains("straggler_rank") && !md.contains("collective_wait_share"),
+        "{md}"
+    );
+
+    let Some(meta4) = set("synth_meta4") else {
+        return;
+    };
+    let platforms = tempfile::tempdir().expect("temp dir");
+    let file = crate::util::write_file(
+        platforms.path(),
+        "links.csv",
+        b"name,memory_tb_s,intra_node_gb_s,inter_node_gb_s\nH100,3.35,450,1000\n",
+    );
+    let (out, _) = write_sheets(&meta4, &["--platforms", &file, "--analyze"]);
+    let rows = findings_rows(out.path());
+    // The two 4 MiB allreduces across both nodes: median busbw 123.4 GB/s of 1000.
+    let slow = rows
+        .iter()
+        .find(|r| r[0] == "collective_bandwidth" && r[4].starts_with("allreduce Float 4.0 MiB"))
+        .unwrap_or_else(|| panic!("no allreduce bandwidth finding: {rows:?}"));
+    let expected = (117.1875 + 112.680_288_461_538_45) / 2.0 * 1.073_741_824 / 1000.0 * 100.0;
+    assert!((num(&slow[6]) - expected).abs() < 1e-9, "{slow:?}");
+}
+
+fn findings_rows(dir: &Path) -> Vec<Vec<String>> {
+    let text = std::fs::read_to_string(dir.join("analysis/findings.csv")).expect("findings");
+    let mut reader = csv::Reader::from_reader(text.as_bytes());
+    reader
+        .records()
+        .map(|r| r.expect("csv").iter().map(str::to_string).collect())
+        .collect()
+}
+
+/// Per-rank timelines: communication hidden under computation per rank agrees
+/// with HTA's comm/comp overlap where both count the same kernels (rank 3 has
+/// memsets, which HTA does not count as computation), and a process driving
+/// two GPUs gets a timeline per GPU from `report`.
+#[test]
+fn per_rank_and_per_device_timelines() {
+    let Some(dlrm) = set("dlrm8_param") else {
+        return;
+    };
+    let ours = rows(
+        &dlrm,
+        "SELECT rank, comm_overlap_pct FROM rank_timeline ORDER BY rank",
+    );
+    let hta_file = dlrm.join("../refs/hta/comm_comp_overlap.csv");
+    let hta = std::fs::read_to_string(&hta_file).expect("HTA reference");
+    let mut compared = 0;
+    for (row, line) in ours.iter().zip(hta.lines().skip(1)) {
+        let (rank, pct) = line.split_once(',').expect("rank,pct");
+        assert_eq!(row[0], rank);
+        if rank == "3" {
+            continue;
+        }
+        assert!(
+            (num(&row[1]) - num(pct)).abs() <= 0.005 + 1e-9,
+            "rank {rank}: {row:?} vs {pct}"
+        );
+        compared += 1;
+    }
+    assert_eq!(compared, 7);
+
+    let Some(spmg) = set("synth_spmg") else {
+        return;
+    };
+    let out = tempfile::tempdir().expect("temp dir");
+    let run = tracesql()
+        .arg("report")
+        .arg(spmg.join("rank0_trace.json.gz"))
+        .arg("--out")
+        .arg(out.path())
+        .run();
+    assert!(run.success(), "{}", run.stderr);
+    let text =
+        std::fs::read_to_string(out.path().join("gpu_timeline_by_device.csv")).expect("sheet");
+    // Three allreduces of 80 µs on GPU 0 and of 45.5 µs on GPU 1, no overlap.
+    assert!(text.contains("0,total_comm_time,0.24,"), "{text}");
+    assert!(text.contains("1,total_comm_time,0.1365,"), "{text}");
+    let compat = tempfile::tempdir().expect("temp dir");
+    let run = tracesql()
+        .args(["--tracelens-compat", "report"])
+        .arg(spmg.join("rank0_trace.json.gz"))
+        .arg("--out")
+        .arg(compat.path())
+        .run();
+    assert!(run.success(), "{}", run.stderr);
+    assert!(!compat.path().join("gpu_timeline_by_device.csv").exists());
+}
+
+/// A send and its recv pair across ranks by their order in that direction
+/// (the peer is record_param_comms' Rank), and each transfer gets its time and
+/// bandwidth: the shorter kernel is the transfer, the other side waited.
+#[test]
+fn sends_pair_with_their_recvs() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut external = 0;
+    let mut p2p = |name: &str, peer: i64, ts: f64, dur: f64| {
+        external += 1;
+        let meta = serde_json::json!({"Collective name": name, "Process Group Name": "0",
+            "Process Group Ranks": "[0, 1]", "Group size": 2, "dtype": "Float",
+            "In msg nelems": 262144, "Out msg nelems": 262144,
+            "In split size": "[]", "Out split size": "[]"});
+        let mut record_args = meta.clone();
+        record_args["External id"] = external.into();
+        record_args["Rank"] = peer.into();
+        record_args["Seq"] = external.into();
+        let mut kernel_args = meta;
+        kernel_args["External id"] = external.into();
+        kernel_args["correlation"] = (1000 + external).into();
+        kernel_args["device"] = 0.into();
+        kernel_args["stream"] = 30.into();
+        vec![
+            serde_json::json!({"ph": "X", "cat": "cpu_op", "name": "record_param_comms",
+                "pid": 1, "tid": 1, "ts": ts - 20.0, "dur": 10.0, "args": record_args}),
+            serde_json::json!({"ph": "X", "cat": "kernel", "name": "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)",
+                "pid": 0, "tid": 30, "ts": ts, "dur": dur, "args": kernel_args}),
+        ]
+    };
+    let rank0: Vec<_> = [
+        p2p("send", 1, 100.0, 50.0),
+        p2p("send", 1, 300.0, 20.0),
+        p2p("recv", 1, 500.0, 40.0),
+    ]
+    .concat();
+    let rank1: Vec<_> = [
+        p2p("recv", 0, 130.0, 20.0),
+        p2p("recv", 0, 290.0, 30.0),
+        p2p("send", 0, 480.0, 60.0),
+    ]
+    .concat();
+    write_trace(dir.path(), "rank0.json", serde_json::json!(rank0));
+    write_trace(dir.path(), "rank1.json", serde_json::json!(rank1));
+    let transfers = rows(
+        dir.path(),
+        "SELECT src_rank, dst_rank, transfer_us, recv_wait_us, gb_s, kernels FROM p2p_transfers \
+         ORDER BY send_ts",
+    );
+    let expected = [
+        ["0", "1", "20.0", "-30.0"],
+        ["0", "1", "20.0", "10.0"],
+        ["1", "0", "40.0", "-20.0"],
+    ];
+    assert_eq!(transfers.len(), 3, "{transfers:?}");
+    for (row, want) in transfers.iter().zip(expected) {
+        assert_eq!(&row[..4], &want.map(String::from)[..], "{transfers:?}");
+        // 1 MiB over the transfer time.
+        let gb_s = 1_048_576.0 / num(&row[2]) / 1e3;
+        assert!((num(&row[4]) - gb_s).abs() < 1e-9, "{row:?}");
+        assert_eq!(row[5], "2");
+    }
+}
+
+/// Other commands take a run's directory (or a pattern) too: every rank's
+/// trace, each with its rank from distributedInfo.
+#[test]
+fn query_takes_a_directory_or_pattern_of_rank_traces() {
+    let Some(dir) = set("synth_meta4") else {
+        return;
+    };
+    let pattern = dir.join("rank*_trace.json.gz");
+    for input in [dir.clone(), pattern] {
+        let run = tracesql()
+            .arg("query")
+            .arg(&input)
+            .args([
+                "--format",
+                "csv",
+                "-e",
+                "SELECT rank, rank_from FROM ranks ORDER BY rank",
+            ])
+            .run();
+        assert!(run.success(), "{}", run.stderr);
+        assert_eq!(
+            run.stdout,
+            "rank,rank_from\n0,distributedInfo\n1,distributedInfo\n2,distributedInfo\n3,distributedInfo\n"
+        );
+    }
 }

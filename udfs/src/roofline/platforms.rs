@@ -34,7 +34,32 @@ pub struct Platform {
     pub peak_tflops: BTreeMap<String, f64>,
     /// Where the numbers come from.
     pub source: String,
+    /// Peak GPU-to-GPU bandwidth inside a node, GB/s (10^9 B/s) per GPU and
+    /// direction: what a collective's bus bandwidth (nccl-tests' busbw) can
+    /// reach over NVLink / Infinity Fabric. None when unknown.
+    pub intra_node_gb_s: Option<f64>,
+    /// The same across nodes (the GPU's share of the network), GB/s. None when
+    /// unknown: it is the cluster's, not the GPU's; a platforms file sets it.
+    pub inter_node_gb_s: Option<f64>,
 }
+
+/// The link columns a platforms file may give beside the compute specs.
+pub const LINK_COLUMNS: [&str; 2] = ["intra_node_gb_s", "inter_node_gb_s"];
+
+/// Datasheet GPU-to-GPU bandwidth per GPU and direction, GB/s: NVLink 4 on
+/// H100/H200 (900 GB/s bidirectional), NVLink 3 on A100 (600), NVLink 5 on
+/// B200 (1800), NVLink 2 on V100 (300); Infinity Fabric on MI300X/MI325X (7
+/// links × 64 GB/s) and MI355X (7 × 76.8).
+const BUILTIN_LINKS: &[(&str, f64)] = &[
+    ("H100", 450.0),
+    ("H200", 450.0),
+    ("A100", 300.0),
+    ("B200", 900.0),
+    ("V100", 150.0),
+    ("MI300X", 448.0),
+    ("MI325X", 448.0),
+    ("MI355X", 537.6),
+];
 
 impl Platform {
     pub fn peak(&self, spec: &str) -> Option<f64> {
@@ -131,6 +156,11 @@ pub fn builtin_platforms() -> Vec<Platform> {
                 .filter_map(|(s, p)| p.map(|p| (s.to_string(), p)))
                 .collect(),
             source: source.to_string(),
+            intra_node_gb_s: BUILTIN_LINKS
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, bw)| *bw),
+            inter_node_gb_s: None,
         })
         .collect()
 }
@@ -195,10 +225,12 @@ fn parse_csv(text: &str) -> Result<Vec<Platform>, String> {
     let (_, header) = lines.next().ok_or("the file is empty")?;
     let columns: Vec<String> = header.split(',').map(|c| c.trim().to_string()).collect();
     for c in &columns {
-        if c != "name" && c != "memory_tb_s" && c != "source" && !SPECS.contains(&c.as_str()) {
+        let known = c == "name" || c == "memory_tb_s" || c == "source";
+        if !known && !SPECS.contains(&c.as_str()) && !LINK_COLUMNS.contains(&c.as_str()) {
             return Err(format!(
-                "line 1: unknown column `{c}` (known: name, memory_tb_s, source, {})",
-                SPECS.join(", ")
+                "line 1: unknown column `{c}` (known: name, memory_tb_s, source, {}, {})",
+                SPECS.join(", "),
+                LINK_COLUMNS.join(", ")
             ));
         }
     }
@@ -221,6 +253,8 @@ fn parse_csv(text: &str) -> Result<Vec<Platform>, String> {
             memory_tb_s: 0.0,
             peak_tflops: BTreeMap::new(),
             source: "user file".into(),
+            intra_node_gb_s: None,
+            inter_node_gb_s: None,
         };
         for (column, value) in columns.iter().zip(fields) {
             let what = format!("line {}, {column}", i + 1);
@@ -229,6 +263,13 @@ fn parse_csv(text: &str) -> Result<Vec<Platform>, String> {
                 "name" => p.name = value.to_string(),
                 "source" => p.source = value.to_string(),
                 "memory_tb_s" => p.memory_tb_s = parse_number(value, &what)?,
+                "intra_node_gb_s" if !value.is_empty() => {
+                    p.intra_node_gb_s = Some(parse_number(value, &what)?)
+                }
+                "inter_node_gb_s" if !value.is_empty() => {
+                    p.inter_node_gb_s = Some(parse_number(value, &what)?)
+                }
+                "intra_node_gb_s" | "inter_node_gb_s" => {}
                 spec if !value.is_empty() => {
                     p.peak_tflops
                         .insert(spec.to_string(), parse_number(value, &what)?);
@@ -258,6 +299,8 @@ fn parse_toml(text: &str) -> Result<Vec<Platform>, String> {
             memory_tb_s: 0.0,
             peak_tflops: BTreeMap::new(),
             source: "user file".into(),
+            intra_node_gb_s: None,
+            inter_node_gb_s: None,
         };
         for (key, value) in table {
             let what = format!("{where_}, {key}");
@@ -280,6 +323,8 @@ fn parse_toml(text: &str) -> Result<Vec<Platform>, String> {
                         .into()
                 }
                 "memory_tb_s" => p.memory_tb_s = number()?,
+                "intra_node_gb_s" => p.intra_node_gb_s = Some(number()?),
+                "inter_node_gb_s" => p.inter_node_gb_s = Some(number()?),
                 spec if SPECS.contains(&spec) => {
                     p.peak_tflops.insert(spec.to_string(), number()?);
                 }
