@@ -188,6 +188,10 @@ enum Command {
         /// Write DIR/<sheet>.csv for every sheet (all or none).
         #[arg(long, value_name = "DIR")]
         out: Option<std::path::PathBuf>,
+        /// Write an Excel workbook: an `about` sheet (the run's files), then one
+        /// sheet per collective sheet.
+        #[arg(long, value_name = "FILE")]
+        xlsx: Option<std::path::PathBuf>,
         /// Only these sheets (comma-separated).
         #[arg(long, value_delimiter = ',')]
         only: Option<Vec<String>>,
@@ -368,6 +372,7 @@ fn run(cli: Cli) -> Result<(), Error> {
             rank_regex,
             gpus_per_node,
             out,
+            xlsx,
             only,
             analyze,
             execute,
@@ -380,6 +385,7 @@ fn run(cli: Cli) -> Result<(), Error> {
             };
             let outputs = CollectiveOutputs {
                 out: out.as_deref(),
+                xlsx: xlsx.as_deref(),
                 only: only.as_deref(),
                 analyze,
                 format,
@@ -534,6 +540,7 @@ fn engine_with(traces: Vec<LoadedTrace>, catalog: &Catalog) -> Result<Engine, Er
 /// What `tracesql collectives` writes or prints.
 struct CollectiveOutputs<'a> {
     out: Option<&'a std::path::Path>,
+    xlsx: Option<&'a std::path::Path>,
     only: Option<&'a [String]>,
     analyze: bool,
     format: PrintFormat,
@@ -560,6 +567,10 @@ fn collectives(
     )?;
     let traces = tracesql::collectives::assign_ranks(traces, &files, options)?;
     let ranks = traces.len();
+    let device = traces
+        .first()
+        .map(|t| tracesql::load::device_of(&t.tables))
+        .unwrap_or_default();
     let engine = engine_with(traces, catalog)?;
     let rt = runtime()?;
     if !tracesql::collectives::has_collectives(&engine) {
@@ -576,6 +587,23 @@ fn collectives(
         ))?),
         false => None,
     };
+    if let Some(file) = outputs.xlsx {
+        // The about sheet names the run: its files, rank 0's GPU.
+        let run = TraceInfo {
+            name: format!("run of {ranks} ranks"),
+            source: files.join(", "),
+            source_sha256: String::new(),
+            device,
+            platform: engine.platform().unwrap_or_default(),
+            redacted: false,
+        };
+        write_xlsx(file, &run, None, &sheets)?;
+        eprintln!(
+            "{ranks} ranks: wrote {} sheets to {}",
+            sheets.len() + 1,
+            file.display()
+        );
+    }
     match outputs.out {
         Some(dir) => {
             write_csv_dir(dir, &sheets)?;
@@ -597,12 +625,14 @@ fn collectives(
             }
         }
         None => {
-            print_sheets(
-                "collectives",
-                &sheets,
-                outputs.format,
-                outputs.only.is_none(),
-            )?;
+            if outputs.xlsx.is_none() {
+                print_sheets(
+                    "collectives",
+                    &sheets,
+                    outputs.format,
+                    outputs.only.is_none(),
+                )?;
+            }
             if let Some(analysis) = &analysis {
                 let stdout = std::io::stdout();
                 let mut out = stdout.lock();

@@ -9,14 +9,17 @@
 -- B6, §8.2). An implicit-sync collective (allreduce, all-gather, ...) cannot
 -- end on one rank before every rank has arrived, and ends within microseconds
 -- everywhere: the median over such instances of (this rank's end − the
--- instance's median end) is this rank's clock offset. Only instances every
--- rank of their process group took part in count.
+-- instance's median end) is this rank's clock offset; ranks on one node (gpus
+-- per node known) share their node's median. Only instances every rank of
+-- their process group took part in count.
 --
 -- The offset is applied (subtracted from the rank's ts) when it is at least
 -- `threshold_us` (10 µs) away from the lowest rank's, so that ranks on one
 -- host, which share a clock, keep their times. Never under --tracelens-compat.
 -- Columns:
 --   rank: the rank
+--   clock: the clock it reads: its node number, or 'rank N' when gpus per node
+--     is unknown
 --   instances: implicit-sync instances the estimate is taken over
 --   offset_us: the rank's clock minus the lowest rank's clock, µs (median)
 --   spread_us: the median absolute deviation of that estimate, µs
@@ -41,12 +44,24 @@ deviations AS (
   JOIN (SELECT collective_id, median(t_end) AS t_end FROM full_instances GROUP BY collective_id) med
     ON med.collective_id = f.collective_id
 ),
+nodes AS (
+  -- Ranks on one host read one clock: with gpus per node known, the offset is
+  -- the node's (every rank of the node pooled); else each rank's own.
+  SELECT DISTINCT d.rank,
+    coalesce(CAST(d.rank / g.gpus AS VARCHAR), 'rank ' || CAST(d.rank AS VARCHAR)) AS clock
+  FROM deviations d CROSS JOIN (SELECT max(gpus_per_node) AS gpus FROM ranks) g
+),
+per_clock AS (
+  SELECT n.clock, median(d.deviation) AS clock_offset
+  FROM deviations d JOIN nodes n ON n.rank = d.rank GROUP BY n.clock
+),
 per_rank AS (
-  SELECT rank, count(*) AS instances, median(deviation) AS clock_offset
-  FROM deviations GROUP BY rank
+  SELECT d.rank, min(n.clock) AS clock, count(*) AS instances, min(c.clock_offset) AS clock_offset
+  FROM deviations d JOIN nodes n ON n.rank = d.rank JOIN per_clock c ON c.clock = n.clock
+  GROUP BY d.rank
 ),
 relative AS (
-  SELECT rank, instances,
+  SELECT rank, clock, instances,
     clock_offset - first_value(clock_offset) OVER (ORDER BY rank) AS offset_us
   FROM per_rank
 ),
@@ -54,7 +69,7 @@ spread AS (
   SELECT d.rank, median(abs(d.deviation - p.clock_offset)) AS spread_us
   FROM deviations d JOIN per_rank p ON p.rank = d.rank GROUP BY d.rank
 )
-SELECT r.rank, r.instances, r.offset_us, s.spread_us, 10.0 AS threshold_us,
+SELECT r.rank, r.clock, r.instances, r.offset_us, s.spread_us, 10.0 AS threshold_us,
   CASE WHEN NOT tracelens_compat() AND abs(r.offset_us) >= 10.0 THEN r.offset_us ELSE 0.0 END
     AS applied_us
 FROM relative r JOIN spread s ON s.rank = r.rank

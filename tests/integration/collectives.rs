@@ -285,21 +285,28 @@ fn the_run_analysis_names_the_straggler_the_wait_and_slow_links() {
         return;
     };
     let (out, _) = write_sheets(&clock4, &["--analyze"]);
-    let rows = findings_rows(out.path());
+    let found = findings_rows(out.path());
     let find = |rule: &str| {
-        rows.iter()
+        found
+            .iter()
             .find(|r| r[0] == rule)
-            .unwrap_or_else(|| panic!("no {rule} finding: {rows:?}"))
+            .unwrap_or_else(|| panic!("no {rule} finding: {found:?}"))
     };
     let straggler = find("straggler_rank");
     assert_eq!(straggler[4], "rank 0 (straggler)");
     assert_eq!(num(&straggler[6]), 100.0);
-    // 1390 µs of the 4592 µs the four ranks spent in the allreduces is waiting.
+    // The share of the ranks' allreduce time spent waiting for the last
+    // arrival, over the instances (about 30% in this set).
+    let share = rows(
+        &clock4,
+        "SELECT sum(wait_time) / sum(dur) * 100 FROM collective_instances",
+    );
     let wait = find("collective_wait_share");
     assert!(
-        (num(&wait[6]) - 1390.0 / 4592.0 * 100.0).abs() < 1e-6,
-        "{wait:?}"
+        (num(&wait[6]) - num(&share[0][0])).abs() < 1e-9,
+        "{wait:?} vs {share:?}"
     );
+    assert!((29.0..32.0).contains(&num(&wait[6])), "{wait:?}");
     // Single-trace analyze runs no run rule.
     let single = tempfile::tempdir().expect("temp dir");
     let run = tracesql()
@@ -325,12 +332,12 @@ fn the_run_analysis_names_the_straggler_the_wait_and_slow_links() {
         b"name,memory_tb_s,intra_node_gb_s,inter_node_gb_s\nH100,3.35,450,1000\n",
     );
     let (out, _) = write_sheets(&meta4, &["--platforms", &file, "--analyze"]);
-    let rows = findings_rows(out.path());
+    let found = findings_rows(out.path());
     // The two 4 MiB allreduces across both nodes: median busbw 123.4 GB/s of 1000.
-    let slow = rows
+    let slow = found
         .iter()
         .find(|r| r[0] == "collective_bandwidth" && r[4].starts_with("allreduce Float 4.0 MiB"))
-        .unwrap_or_else(|| panic!("no allreduce bandwidth finding: {rows:?}"));
+        .unwrap_or_else(|| panic!("no allreduce bandwidth finding: {found:?}"));
     let expected = (117.1875 + 112.680_288_461_538_45) / 2.0 * 1.073_741_824 / 1000.0 * 100.0;
     assert!((num(&slow[6]) - expected).abs() < 1e-9, "{slow:?}");
 }
@@ -488,5 +495,57 @@ fn query_takes_a_directory_or_pattern_of_rank_traces() {
             run.stdout,
             "rank,rank_from\n0,distributedInfo\n1,distributedInfo\n2,distributedInfo\n3,distributedInfo\n"
         );
+    }
+}
+
+/// `--xlsx`: an about sheet naming the run, then the same sheets as the CSV
+/// files, row for row.
+#[test]
+fn the_workbook_holds_every_sheet_of_the_csv_directory() {
+    use calamine::{open_workbook, Reader, Xlsx};
+    let Some(dir) = set("synth_meta4") else {
+        return;
+    };
+    let out = tempfile::tempdir().expect("temp dir");
+    let book_path = out.path().join("run.xlsx");
+    let run = tracesql()
+        .arg("collectives")
+        .arg(&dir)
+        .arg("--xlsx")
+        .arg(&book_path)
+        .arg("--out")
+        .arg(out.path().join("csv"))
+        .run();
+    assert!(run.success(), "{}", run.stderr);
+    let mut book: Xlsx<_> = open_workbook(&book_path).expect("open workbook");
+    let names = book.sheet_names();
+    assert_eq!(names[0], "about");
+    let about: Vec<String> = book
+        .worksheet_range("about")
+        .expect("about")
+        .rows()
+        .flat_map(|r| r.iter().map(|c| c.to_string()).collect::<Vec<_>>())
+        .collect();
+    assert!(about.iter().any(|c| c == "run of 4 ranks"), "{about:?}");
+    let mut csv_sheets: Vec<String> = std::fs::read_dir(out.path().join("csv"))
+        .expect("csv dir")
+        .flatten()
+        .map(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .trim_end_matches(".csv")
+                .to_string()
+        })
+        .collect();
+    csv_sheets.sort();
+    let mut book_sheets: Vec<String> = names[1..].to_vec();
+    book_sheets.sort();
+    assert_eq!(book_sheets, csv_sheets);
+    for sheet in &csv_sheets {
+        let text = std::fs::read_to_string(out.path().join("csv").join(format!("{sheet}.csv")))
+            .expect("csv");
+        let csv_rows = csv::Reader::from_reader(text.as_bytes()).records().count();
+        let range = book.worksheet_range(sheet).expect("sheet");
+        assert_eq!(range.rows().count(), csv_rows + 1, "{sheet}");
     }
 }
