@@ -80,6 +80,32 @@ pub fn one_line(message: &str) -> String {
     message.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// Shell-style match of a name: `*` any text, `?` one character. What rank-file
+/// patterns (`rank*.json.gz`) and the report headers naming columns by
+/// pattern (`-- integer_if: rank_*_ts ...`) both mean.
+pub fn glob_match(pattern: &str, name: &str) -> bool {
+    let (p, n): (Vec<char>, Vec<char>) = (pattern.chars().collect(), name.chars().collect());
+    // matched[j]: pattern prefix so far matches name prefix of length j.
+    let mut matched = vec![false; n.len() + 1];
+    matched[0] = true;
+    for &c in &p {
+        let mut next = vec![false; n.len() + 1];
+        for j in 0..=n.len() {
+            if !matched[j] {
+                continue;
+            }
+            match c {
+                '*' => next[j..].iter_mut().for_each(|m| *m = true),
+                '?' if j < n.len() => next[j + 1] = true,
+                c if j < n.len() && n[j] == c => next[j + 1] = true,
+                _ => {}
+            }
+        }
+        matched = next;
+    }
+    matched[n.len()]
+}
+
 /// The module graph is one-way: each module may use only those listed before
 /// it in [`LAYERS`](layering::LAYERS). A `crate::` path to a later module fails here,
 /// naming the file and line, so a cycle cannot creep back in.
@@ -211,5 +237,19 @@ mod layering {
         );
         let lines: Vec<usize> = found.iter().map(|(l, _)| *l).collect();
         assert_eq!(lines, [1, 3, 3, 4, 4, 8]);
+    }
+}
+
+#[cfg(test)]
+mod glob_tests {
+    use super::glob_match;
+
+    #[test]
+    fn globs_match_like_a_shell() {
+        assert!(glob_match("rank*_trace.json.gz", "rank12_trace.json.gz"));
+        assert!(glob_match("rank?.json", "rank3.json"));
+        assert!(!glob_match("rank?.json", "rank13.json"));
+        assert!(!glob_match("rank*.json", "rank1.json.gz"));
+        assert!(glob_match("*", "x"));
     }
 }

@@ -580,6 +580,7 @@ fn collectives(
         &engine,
         outputs.only,
     ))?;
+    let label = format!("{ranks} ranks");
     let analysis = match outputs.analyze {
         true => Some(rt.block_on(tracesql::analyze::analyze_scope(
             &engine,
@@ -599,7 +600,7 @@ fn collectives(
         };
         write_xlsx(file, &run, None, &sheets)?;
         eprintln!(
-            "{ranks} ranks: wrote {} sheets to {}",
+            "{label}: wrote {} sheets to {}",
             sheets.len() + 1,
             file.display()
         );
@@ -608,20 +609,12 @@ fn collectives(
         Some(dir) => {
             write_csv_dir(dir, &sheets)?;
             eprintln!(
-                "{ranks} ranks: wrote {} sheets to {}",
+                "{label}: wrote {} sheets to {}",
                 sheets.len(),
                 dir.display()
             );
             if let Some(analysis) = &analysis {
-                let dir = dir.join("analysis");
-                tracesql::analyze::render::write_dir(&dir, analysis)?;
-                eprintln!(
-                    "{ranks} ranks: {} findings from {} rules; wrote {} to {}",
-                    analysis.findings.rows(),
-                    analysis.rules.len(),
-                    tracesql::analyze::render::OUT_FILES.join(", "),
-                    dir.display()
-                );
+                emit_analysis(&label, analysis, Some(&dir.join("analysis")))?;
             }
         }
         None => {
@@ -634,11 +627,7 @@ fn collectives(
                 )?;
             }
             if let Some(analysis) = &analysis {
-                let stdout = std::io::stdout();
-                let mut out = stdout.lock();
-                tracesql::analyze::render::terminal(&mut out, analysis)
-                    .and_then(|()| out.flush())
-                    .map_err(|e| Error::Output(e.to_string()))?;
+                emit_analysis(&label, analysis, None)?;
             }
         }
     }
@@ -842,29 +831,42 @@ fn analyze(
     }
     for analysis in &analyses {
         let name = &analysis.trace;
-        match out_dir {
-            Some(dir) => {
-                let dir = if several {
-                    dir.join(name)
-                } else {
-                    dir.to_path_buf()
-                };
-                tracesql::analyze::render::write_dir(&dir, analysis)?;
-                eprintln!(
-                    "{name}: {} findings from {} rules; wrote {} to {}",
-                    analysis.findings.rows(),
-                    analysis.rules.len(),
-                    tracesql::analyze::render::OUT_FILES.join(", "),
-                    dir.display()
-                );
+        let dir = out_dir.map(|dir| {
+            if several {
+                dir.join(name)
+            } else {
+                dir.to_path_buf()
             }
-            None => {
-                let stdout = std::io::stdout();
-                let mut out = stdout.lock();
-                tracesql::analyze::render::terminal(&mut out, analysis)
-                    .and_then(|()| out.flush())
-                    .map_err(|e| Error::Output(e.to_string()))?;
-            }
+        });
+        emit_analysis(name, analysis, dir.as_deref())?;
+    }
+    Ok(())
+}
+
+/// One analysis: its files in `dir` (with a line on stderr naming `label`), or
+/// the terminal summary.
+fn emit_analysis(
+    label: &str,
+    analysis: &tracesql::analyze::Analysis,
+    dir: Option<&std::path::Path>,
+) -> Result<(), Error> {
+    match dir {
+        Some(dir) => {
+            tracesql::analyze::render::write_dir(dir, analysis)?;
+            eprintln!(
+                "{label}: {} findings from {} rules; wrote {} to {}",
+                analysis.findings.rows(),
+                analysis.rules.len(),
+                tracesql::analyze::render::OUT_FILES.join(", "),
+                dir.display()
+            );
+        }
+        None => {
+            let stdout = std::io::stdout();
+            let mut out = stdout.lock();
+            tracesql::analyze::render::terminal(&mut out, analysis)
+                .and_then(|()| out.flush())
+                .map_err(|e| Error::Output(e.to_string()))?;
         }
     }
     Ok(())

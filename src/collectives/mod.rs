@@ -56,7 +56,7 @@ pub fn resolve_inputs(inputs: &[String]) -> Result<Vec<String>, Error> {
                 .parent()
                 .filter(|p| !p.as_os_str().is_empty())
                 .unwrap_or(Path::new("."));
-            let found = trace_files_in(dir, |file| glob_match(&pattern, file))?;
+            let found = trace_files_in(dir, |file| crate::glob_match(&pattern, file))?;
             if found.is_empty() {
                 return Err(Error::Usage(format!("{input}: no file matches")));
             }
@@ -89,30 +89,6 @@ fn trace_files_in(dir: &Path, keep: impl Fn(&str) -> bool) -> Result<Vec<String>
         .into_iter()
         .map(|p| p.to_string_lossy().into_owned())
         .collect())
-}
-
-/// Shell-style match of a file name: `*` any text, `?` one character.
-fn glob_match(pattern: &str, name: &str) -> bool {
-    let (p, n): (Vec<char>, Vec<char>) = (pattern.chars().collect(), name.chars().collect());
-    // matched[j]: pattern prefix so far matches name prefix of length j.
-    let mut matched = vec![false; n.len() + 1];
-    matched[0] = true;
-    for &c in &p {
-        let mut next = vec![false; n.len() + 1];
-        for j in 0..=n.len() {
-            if !matched[j] {
-                continue;
-            }
-            match c {
-                '*' => next[j..].iter_mut().for_each(|m| *m = true),
-                '?' if j < n.len() => next[j + 1] = true,
-                c if j < n.len() && n[j] == c => next[j + 1] = true,
-                _ => {}
-            }
-        }
-        matched = next;
-    }
-    matched[n.len()]
 }
 
 /// One trace's resolved rank.
@@ -322,15 +298,6 @@ pub fn has_collectives(engine: &Engine) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn globs_match_like_a_shell() {
-        assert!(glob_match("rank*_trace.json.gz", "rank12_trace.json.gz"));
-        assert!(glob_match("rank?.json", "rank3.json"));
-        assert!(!glob_match("rank?.json", "rank13.json"));
-        assert!(!glob_match("rank*.json", "rank1.json.gz"));
-        assert!(glob_match("*", "x"));
-    }
 
     #[test]
     fn the_rank_comes_from_the_file_name() {

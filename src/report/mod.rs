@@ -18,14 +18,14 @@ use tokio::sync::OnceCell;
 use tokio::task::JoinSet;
 
 use crate::catalog::{Catalog, Query, QueryKind};
-
-mod spread;
 use crate::engine::{Engine, SqlRunner};
 use crate::load::TraceInfo;
 use crate::model::SCHEMA_VERSION;
 pub use crate::output::Sheet;
 use crate::output::{atomic, report_csv, xlsx};
 use crate::Error;
+
+mod spread;
 
 impl Query {
     /// The sheet a report writes.
@@ -422,15 +422,14 @@ fn integer_columns(
     header: &[String],
     batches: Vec<RecordBatch>,
 ) -> Result<Vec<RecordBatch>, String> {
-    use datafusion::arrow::array::{Array, AsArray};
     use datafusion::arrow::compute::cast;
-    use datafusion::arrow::datatypes::{DataType, Float64Type};
+    use datafusion::arrow::datatypes::DataType;
     let Some(list) = query.extra.get("integer_columns") else {
         return Ok(batches);
     };
-    let Some(first) = batches.first() else {
+    if batches.is_empty() {
         return Ok(batches);
-    };
+    }
     let mut convert = Vec::new();
     for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
         let Some(at) = header.iter().position(|h| h == name) else {
@@ -438,16 +437,7 @@ fn integer_columns(
                 "-- integer_columns: the result has no column `{name}`"
             ));
         };
-        if first.schema().field(at).data_type() != &DataType::Float64 {
-            continue;
-        }
-        let whole = batches.iter().all(|b| {
-            let values = b.column(at).as_primitive::<Float64Type>();
-            (0..values.len()).all(|i| {
-                values.is_null(i) || tracesql_udfs::whole_number(values.value(i)).is_some()
-            })
-        });
-        if whole {
+        if whole_float_column(&batches, at, true) {
             convert.push(at);
         }
     }
@@ -457,8 +447,8 @@ fn integer_columns(
 }
 
 /// `-- integer_if: COLUMNS when SQL; COLUMNS when SQL ...`: when the scalar
-/// query SQL is true, the listed columns (`*` matches any text, as in
-/// `rank_*_ts`) print as integers where they have no NULL and every value is
+/// query SQL is true, the listed columns (patterns as [`crate::glob_match`]:
+/// `*` any text, as in `rank_*_ts`) print as integers where they have no NULL and every value is
 /// whole. Why: pandas keeps a column of JSON integers as int64 only while it has
 /// no missing value, and TraceLens's multi-rank sheets print `4` or `4.0` by
 /// that rule (the condition says whether the source column was all integers).
@@ -468,15 +458,14 @@ async fn integer_if(
     header: &[String],
     batches: Vec<RecordBatch>,
 ) -> Result<Vec<RecordBatch>, String> {
-    use datafusion::arrow::array::{Array, AsArray};
     use datafusion::arrow::compute::cast;
-    use datafusion::arrow::datatypes::{DataType, Float64Type};
+    use datafusion::arrow::datatypes::DataType;
     let Some(clauses) = query.extra.get("integer_if") else {
         return Ok(batches);
     };
-    let Some(first) = batches.first() else {
+    if batches.is_empty() {
         return Ok(batches);
-    };
+    }
     let mut convert = Vec::new();
     for clause in clauses.split(';').map(str::trim).filter(|c| !c.is_empty()) {
         let Some((columns, condition)) = clause.split_once(" when ") else {
@@ -493,19 +482,8 @@ async fn integer_if(
         }
         for pattern in columns.split(',').map(str::trim).filter(|p| !p.is_empty()) {
             for (at, name) in header.iter().enumerate() {
-                if !wildcard_match(pattern, name) || convert.contains(&at) {
-                    continue;
-                }
-                if first.schema().field(at).data_type() != &DataType::Float64 {
-                    continue;
-                }
-                let whole = batches.iter().all(|b| {
-                    let values = b.column(at).as_primitive::<Float64Type>();
-                    values.null_count() == 0
-                        && (0..values.len())
-                            .all(|i| tracesql_udfs::whole_number(values.value(i)).is_some())
-                });
-                if whole {
+                let matches = crate::glob_match(pattern, name) && !convert.contains(&at);
+                if matches && whole_float_column(&batches, at, false) {
                     convert.push(at);
                 }
             }
@@ -516,24 +494,25 @@ async fn integer_if(
     })
 }
 
-/// Whether `name` matches `pattern`, where `*` stands for any text.
-fn wildcard_match(pattern: &str, name: &str) -> bool {
-    let parts: Vec<&str> = pattern.split('*').collect();
-    if parts.len() == 1 {
-        return pattern == name;
-    }
-    let (first, last) = (parts[0], parts[parts.len() - 1]);
-    if !name.starts_with(first) || !name[first.len()..].ends_with(last) {
+/// Whether column `at` is Float64 with every value whole (and, unless
+/// `nulls_allowed`, none NULL): the test both integer headers apply before
+/// printing a column as integers.
+fn whole_float_column(batches: &[RecordBatch], at: usize, nulls_allowed: bool) -> bool {
+    use datafusion::arrow::array::{Array, AsArray};
+    use datafusion::arrow::datatypes::{DataType, Float64Type};
+    let Some(first) = batches.first() else {
+        return false;
+    };
+    if first.schema().field(at).data_type() != &DataType::Float64 {
         return false;
     }
-    let mut rest = &name[first.len()..name.len() - last.len()];
-    for middle in &parts[1..parts.len() - 1] {
-        match rest.find(middle) {
-            Some(i) => rest = &rest[i + middle.len()..],
-            None => return false,
-        }
-    }
-    true
+    batches.iter().all(|b| {
+        let values = b.column(at).as_primitive::<Float64Type>();
+        (nulls_allowed || values.null_count() == 0)
+            && (0..values.len()).all(|i| {
+                values.is_null(i) || tracesql_udfs::whole_number(values.value(i)).is_some()
+            })
+    })
 }
 
 /// `batches` with the columns at `columns` replaced by `convert` of them, the
