@@ -127,21 +127,19 @@ bandwidth AS (
     first_value(rank) OVER (PARTITION BY collective_id ORDER BY wait_time, rank_position)
       AS last_arrival_rank,
     CASE WHEN comm_latency > 0 THEN (full_msg_mb / 1024.0) / (comm_latency / 1e6) END
-      AS algbw_gib_s
+      AS algbw_gib_s,
+    CASE busbw_factor
+      WHEN 'allreduce_ring' THEN 2.0 * (group_size - 1) / group_size
+      WHEN 'ring' THEN (group_size - 1.0) / group_size
+      WHEN 'one' THEN 1.0 END AS bus_factor
   FROM rows r
 )
 SELECT collective_id, position, rank, rank_position, matched_by, participants, expected, partial,
   arrival, t_end, dur, wait_time, lateness, comm_latency, skew_start, skew_end, avg_wait_time,
   earliest_arrival_rank, last_arrival_rank, full_msg_mb, algbw_gib_s,
-  algbw_gib_s * CASE busbw_factor
-    WHEN 'allreduce_ring' THEN 2.0 * (group_size - 1) / group_size
-    WHEN 'ring' THEN (group_size - 1.0) / group_size
-    WHEN 'one' THEN 1.0 END AS busbw_gib_s,
+  algbw_gib_s * bus_factor AS busbw_gib_s,
   algbw_gib_s * 1.073741824 AS algbw_gb_s,
-  algbw_gib_s * 1.073741824 * CASE busbw_factor
-    WHEN 'allreduce_ring' THEN 2.0 * (group_size - 1) / group_size
-    WHEN 'ring' THEN (group_size - 1.0) / group_size
-    WHEN 'one' THEN 1.0 END AS busbw_gb_s,
+  algbw_gib_s * 1.073741824 * bus_factor AS busbw_gb_s,
   pg_key, process_group_name, process_group_ranks, collective_name, collective_type,
   implicit_sync, group_size, dtype, in_msg_nelems, out_msg_nelems, in_msg_mb, out_msg_mb, stream,
   rank_in_msg_nelems, rank_out_msg_nelems, rank_in_msg_mb, rank_out_msg_mb,

@@ -12,7 +12,7 @@
 -- all ranks arrive together still count one of each (spec collectives B12);
 -- default mode compares arrivals on the aligned clock and leaves partial
 -- instances out (straggler_ranking splits ties). Rounded to 0.1 with ties to
--- even, as numpy rounds.
+-- even (np_round), as numpy rounds.
 -- Columns:
 --   rank: the rank
 --   total_wait_time_us: Σ wait over the instances it is in, µs
@@ -38,22 +38,17 @@ durations AS (
   SELECT rank, sum(dur) AS total_dur FROM collective_matching GROUP BY rank
 ),
 numbers AS (
-  SELECT p.rank, p.total_wait * 10 AS total_wait, p.mean_wait * 10 AS mean_wait,
-    p.times_last, p.times_first, 100.0 * p.times_last / k.n * 10 AS pct_last, k.n,
-    d.total_dur * 10 AS total_dur
+  SELECT p.rank, p.total_wait, p.mean_wait, p.times_last, p.times_first,
+    100.0 * p.times_last / k.n AS pct_last, k.n, d.total_dur
   FROM per_rank p CROSS JOIN k JOIN durations d ON d.rank = p.rank
 )
 SELECT n.rank,
-  (CASE WHEN total_wait - floor(total_wait) = 0.5
-        THEN floor(total_wait) + floor(total_wait) % 2 ELSE round(total_wait) END) / 10 AS total_wait_time_us,
-  (CASE WHEN mean_wait - floor(mean_wait) = 0.5
-        THEN floor(mean_wait) + floor(mean_wait) % 2 ELSE round(mean_wait) END) / 10 AS mean_wait_time_us,
+  np_round(total_wait, 1) AS total_wait_time_us,
+  np_round(mean_wait, 1) AS mean_wait_time_us,
   times_last AS times_arrived_last, times_first AS times_arrived_first,
-  (CASE WHEN pct_last - floor(pct_last) = 0.5
-        THEN floor(pct_last) + floor(pct_last) % 2 ELSE round(pct_last) END) / 10 AS pct_arrived_last,
+  np_round(pct_last, 1) AS pct_arrived_last,
   n.n AS num_collectives,
-  (CASE WHEN total_dur - floor(total_dur) = 0.5
-        THEN floor(total_dur) + floor(total_dur) % 2 ELSE round(total_dur) END) / 10 AS total_nccl_dur_us,
+  np_round(total_dur, 1) AS total_nccl_dur_us,
   n.rank / r.gpus AS node_id
 FROM numbers n CROSS JOIN (SELECT max(gpus_per_node) AS gpus FROM ranks) r
 ORDER BY total_wait_time_us, n.rank

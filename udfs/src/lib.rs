@@ -18,6 +18,7 @@ pub mod intervals;
 pub mod json_object;
 pub mod kernel_stats;
 mod nested;
+pub mod np_round;
 pub mod numpy;
 pub mod ordered_array_agg;
 pub mod perf;
@@ -116,6 +117,11 @@ pub const FUNCTIONS: &[FunctionDoc] = &[
         returns: "LIST<STRUCT<name, stream, count, total_duration_us, …>>",
     },
     FunctionDoc {
+        usage: "np_round(x DOUBLE, decimals BIGINT)",
+        kind: "scalar",
+        returns: "DOUBLE numpy's round: half to even (0.25 → 0.2)",
+    },
+    FunctionDoc {
         usage: "py_repr(json UTF8)",
         kind: "scalar",
         returns: "UTF8 Python text of a JSON value",
@@ -205,6 +211,7 @@ pub fn register_all(ctx: &SessionContext) {
     ctx.register_udaf(AggregateUDF::from(histogram::Histogram::new()));
     ctx.register_udaf(AggregateUDF::from(kernel_stats::KernelStatsUdaf::new()));
     ctx.register_udf(ScalarUDF::from(json_object::JsonObject::new()));
+    ctx.register_udf(ScalarUDF::from(np_round::NpRound::new()));
     ctx.register_udf(ScalarUDF::from(py_repr::PyRepr::new()));
     ctx.register_udf(ScalarUDF::from(py_str_list::PyStrList::new()));
     ctx.register_udf(ScalarUDF::from(py_kernel_details::PyKernelDetails::new()));
