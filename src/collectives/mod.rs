@@ -112,8 +112,10 @@ pub fn assign_ranks(
         ));
     }
     let pattern = options.rank_regex.as_deref().unwrap_or(DEFAULT_RANK_REGEX);
-    let regex = regex::Regex::new(pattern)
-        .map_err(|e| Error::Usage(format!("--rank-regex '{pattern}': {e}")))?;
+    let regex = regex::Regex::new(pattern).map_err(|e| {
+        // regex's messages span lines (the pattern, a caret); errors are one.
+        Error::Usage(crate::one_line(&format!("--rank-regex '{pattern}': {e}")))
+    })?;
     let facts: Vec<RankFacts> = traces.iter().map(rank_facts).collect::<Result<_, _>>()?;
     let mut resolved = Vec::with_capacity(traces.len());
     for (position, (facts, file)) in facts.iter().zip(files).enumerate() {

@@ -275,6 +275,7 @@ fn ranks_come_from_file_names_and_duplicates_are_refused() {
         "{}",
         bad.stderr
     );
+    assert_eq!(bad.stderr.lines().count(), 1, "one line: {}", bad.stderr);
 }
 
 /// The run's analysis: the straggler, the share of waiting, and where a link
