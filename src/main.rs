@@ -520,7 +520,7 @@ fn load_traces(paths: &[String]) -> Result<Vec<LoadedTrace>, Error> {
             "standard input (-) can be given only once".into(),
         ));
     }
-    Ok(load_inputs(paths)?)
+    tracesql::collectives::ranks_from_names(load_inputs(paths)?, paths)
 }
 
 /// A session over `traces`, views registered.

@@ -17,7 +17,8 @@
 --   position: the instance's order of first appearance: the lowest rank's file order first (TraceLens's row order)
 --   rank: the rank
 --   rank_position: the order in which this rank first appears over all instances (TraceLens's column order)
---   matched_by: seq or order, as the instance's first listed kernel was matched
+--   matched_by: comms id, seq, pair order or order, as the instance's first
+--     listed kernel was matched
 --   participants: ranks present in this instance
 --   expected: ranks that ran any collective of this process group
 --   partial: fewer ranks present than expected (a profiling window that does not cover the instance on every rank)

@@ -1,15 +1,18 @@
 -- name: collective_matching
--- version: 1
+-- version: 2
 -- kind: view
--- description: Which collective instance each collective kernel belongs to, across ranks: by the process group's sequence number where the trace records it, else by order within the process group.
+-- description: Which collective instance each collective kernel belongs to, across ranks: by its Comms Id or the process group's sequence number where the trace records them, else by order within the process group.
 --
 -- TraceLens assumes the k-th kernel of a process group on every rank is the
 -- same collective (spec collectives §3). One kernel more on one rank (a
 -- profiling window that starts earlier) shifts every later pairing: TraceLens
 -- then aborts on a size mismatch or silently pairs the wrong kernels (bugs B2,
 -- B3). PyTorch records the process group's sequence number (`Seq`) on
--- record_param_comms, the same on every rank for one instance; in default mode
--- it is the key, and the order is the fallback (`matched_by`). A send and its
+-- record_param_comms, the same on every rank for one instance, and the newest
+-- versions a `Comms Id` (a hash of the group, Seq, whether it is P2P, and the
+-- group's global ranks: one id per instance across ranks). In default mode the
+-- Comms Id is the key where present, else Seq, and the order is the fallback
+-- (`matched_by`). A send and its
 -- recv pair by their order between the two ranks, in that direction (the P2P
 -- sequence counter is per process, not per pair). Under --tracelens-compat it
 -- is always the order within the process group.
@@ -18,13 +21,15 @@
 -- and every rank has one collective stream, all of a rank's kernels form one
 -- sequence (process group 'all', ids '0', '1', ...).
 -- Columns:
---   collective_id: the instance: '<process group>_<seq or ordinal>', or the
---     ordinal alone in simplified mode; in default mode kernels without a Seq in
---     a process group whose other kernels have one get '<pg>_n<ordinal>', and a
---     send/recv '<pg>_p2p_<src>_to_<dst>_<k>' (the k-th between them)
+--   collective_id: the instance: '<process group>_<seq or ordinal>',
+--     '<process group>_c<comms id>', or the ordinal alone in simplified mode; in
+--     default mode kernels without a key in a process group whose other kernels
+--     have one get '<pg>_n<ordinal>', and a send/recv
+--     '<pg>_p2p_<src>_to_<dst>_<k>' (the k-th between them)
 --   index_in_group: 0-based position of the kernel among its rank's kernels of
 --     its process group, by start time (then file order)
---   matched_by: seq (sequence number), pair order (send/recv) or order (ordinal)
+--   matched_by: comms id, seq (sequence number), pair order (send/recv) or
+--     order (ordinal)
 --   simplified: true in TraceLens's simplified mode
 --   pg_key: Process Group Name, 'Unknown_Group' when the kernel has none, 'all'
 --     in simplified mode
@@ -54,30 +59,36 @@ keyed AS (
       AS by_pair,
     CASE WHEN k.collective_name = 'send' THEN k.rank ELSE k.peer END AS src,
     CASE WHEN k.collective_name = 'send' THEN k.peer ELSE k.rank END AS dst,
-    NOT tracelens_compat() AND k.seq IS NOT NULL
+    NOT tracelens_compat() AND k.comms_id IS NOT NULL
+      AND NOT coalesce(k.collective_name IN ('send', 'recv') AND k.peer IS NOT NULL, false)
+      AS by_comms_id,
+    NOT tracelens_compat() AND k.seq IS NOT NULL AND k.comms_id IS NULL
       AND NOT coalesce(k.collective_name IN ('send', 'recv') AND k.peer IS NOT NULL, false) AS by_seq
   FROM p2p k CROSS JOIN mode m
 ),
 ordered AS (
   SELECT *,
     row_number() OVER (PARTITION BY rank, pg_key ORDER BY ts, uid) - 1 AS index_in_group,
-    row_number() OVER (PARTITION BY rank, pg_key, by_seq, by_pair ORDER BY ts, uid) - 1 AS ordinal,
+    row_number() OVER (PARTITION BY rank, pg_key, by_comms_id, by_seq, by_pair ORDER BY ts, uid) - 1
+      AS ordinal,
     row_number() OVER (PARTITION BY rank, pg_key, by_pair, src, dst ORDER BY ts, uid) - 1
       AS pair_ordinal,
-    bool_or(by_seq) OVER (PARTITION BY pg_key) AS group_has_seq
+    bool_or(by_seq OR by_comms_id) OVER (PARTITION BY pg_key) AS group_has_key
   FROM keyed
 )
 SELECT
   CASE
     WHEN by_pair THEN pg_key || '_p2p_' || CAST(src AS VARCHAR) || '_to_' || CAST(dst AS VARCHAR)
       || '_' || CAST(pair_ordinal AS VARCHAR)
+    WHEN by_comms_id THEN pg_key || '_c' || comms_id
     WHEN by_seq THEN pg_key || '_' || CAST(seq AS VARCHAR)
     WHEN simplified THEN CAST(ordinal AS VARCHAR)
-    WHEN group_has_seq THEN pg_key || '_n' || CAST(ordinal AS VARCHAR)
+    WHEN group_has_key THEN pg_key || '_n' || CAST(ordinal AS VARCHAR)
     ELSE pg_key || '_' || CAST(ordinal AS VARCHAR)
   END AS collective_id,
   index_in_group,
-  CASE WHEN by_pair THEN 'pair order' WHEN by_seq THEN 'seq' ELSE 'order' END AS matched_by,
+  CASE WHEN by_pair THEN 'pair order' WHEN by_comms_id THEN 'comms id' WHEN by_seq THEN 'seq'
+    ELSE 'order' END AS matched_by,
   simplified, pg_key,
   rank, trace, uid, kernel_name, device, stream, ts, dur, integer_times,
   process_group_name, process_group_ranks, collective_name, collective_type, implicit_sync,

@@ -12,7 +12,8 @@
 -- Columns:
 --   collective_id: the instance (collective_matching)
 --   position: the instance's order of first appearance: the lowest rank's file order first (TraceLens's row order)
---   matched_by: seq or order, as the instance's first listed kernel was matched
+--   matched_by: comms id, seq, pair order or order, as the instance's first
+--     listed kernel was matched
 --   participants: ranks present in this instance
 --   expected: ranks that ran any collective of this process group
 --   partial: fewer ranks present than expected (a profiling window that does not cover the instance on every rank)

@@ -34,7 +34,7 @@
 --   "algo bw (GB/s)": Full msg size / comm_latency, GiB/s
 --   "bus bw (GB/s)": algo bw × the type's bus factor for Group size, GiB/s
 --   node_span: intra_node / inter_node / unknown (gpus per node known)
---   matched_by: seq or order (default mode)
+--   matched_by: comms id, seq, pair order or order (default mode)
 --   participants: ranks present (default mode)
 --   algbw_gb_s: algo bw in 10^9 B/s, nccl-tests units (default mode)
 --   busbw_gb_s: bus bw in 10^9 B/s (default mode)

@@ -32,7 +32,7 @@
 --   dur: duration, µs
 --   node_id: rank / gpus per node
 --   node_span: intra_node / inter_node / unknown for the process group
---   matched_by: seq or order (default mode)
+--   matched_by: comms id, seq, pair order or order (default mode)
 --   seq: the process group sequence number (default mode)
 SELECT m.collective_id, m.index_in_group, m.rank, m.pg_key AS "Process Group Name",
   m.process_group_ranks AS "Process Group Ranks", m.collective_name AS "Collective name",

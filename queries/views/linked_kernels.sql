@@ -13,6 +13,7 @@
 -- flow and graph links count, as in TraceLens.
 -- Columns:
 --   trace: trace name
+--   rank: the trace's rank (kernels.rank)
 --   uid: event uid
 --   name: kernel name, or e.g. 'Memcpy DtoH (Device -> Pinned)'
 --   cat: kernel, gpu_memcpy or gpu_memset

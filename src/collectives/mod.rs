@@ -179,16 +179,72 @@ pub fn assign_ranks(
         .into_iter()
         .zip(resolved)
         .map(|(mut trace, r)| {
-            let node = gpus_per_node.map(|g| r.rank / g);
-            for (table, batch) in trace.tables.iter_mut() {
-                if *table == "ranks" {
-                    *batch = with_rank(batch, r.rank, r.from, world_size, gpus_per_node, node)
-                        .map_err(|e| Error::Output(format!("ranks table: {e}")))?;
-                }
-            }
+            let job = Job {
+                world_size,
+                gpus_per_node,
+                node: gpus_per_node.map(|g| r.rank / g),
+            };
+            stamp_rank(&mut trace, &r, Some(&job))?;
             Ok(trace)
         })
         .collect()
+}
+
+/// For the commands other than `collectives`: a trace that does not say its
+/// rank (no distributedInfo) gets the one its file name gives under TraceLens's
+/// pattern (`rank3`, `rank_3`, ...), if any, so that a query over a run's
+/// directory can group by rank. No position fallback: the traces given to
+/// `query` or `compare` need not be ranks of one run. `files` are the inputs
+/// the traces were loaded from; when they do not pair one to one (an export
+/// directory holds several traces) the ranks are left as loaded.
+pub fn ranks_from_names(
+    mut traces: Vec<LoadedTrace>,
+    files: &[String],
+) -> Result<Vec<LoadedTrace>, Error> {
+    if traces.len() != files.len() {
+        return Ok(traces);
+    }
+    let regex = regex::Regex::new(DEFAULT_RANK_REGEX)
+        .map_err(|e| Error::Output(format!("rank pattern: {e}")))?;
+    for (trace, file) in traces.iter_mut().zip(files) {
+        if rank_facts(trace)?.rank.is_some() {
+            continue;
+        }
+        if let Some(rank) = rank_from_name(&regex, file) {
+            let from = Resolved {
+                rank,
+                from: "file name",
+            };
+            stamp_rank(trace, &from, None)?;
+        }
+    }
+    Ok(traces)
+}
+
+/// What `collectives` knows of the job beyond each trace's rank.
+struct Job {
+    world_size: i64,
+    gpus_per_node: Option<i64>,
+    node: Option<i64>,
+}
+
+/// Writes `rank` into the `rank` column of every table of `trace`, and its
+/// `ranks` row (with the job's facts when given).
+fn stamp_rank(trace: &mut LoadedTrace, rank: &Resolved, job: Option<&Job>) -> Result<(), Error> {
+    let bad = |table: &str, e: datafusion::arrow::error::ArrowError| {
+        Error::Output(format!("{}: {table} table: {e}", trace.name))
+    };
+    let mut stamped = Vec::with_capacity(trace.tables.len());
+    for (table, batch) in &trace.tables {
+        let mut batch =
+            crate::model::set_rank(batch, Some(rank.rank)).map_err(|e| bad(table, e))?;
+        if *table == "ranks" {
+            batch = with_rank(&batch, rank, job).map_err(|e| bad(table, e))?;
+        }
+        stamped.push((*table, batch));
+    }
+    trace.tables = stamped;
+    Ok(())
 }
 
 /// The tables the collective sheets and the run's rules read: `collectives`,
@@ -244,20 +300,24 @@ fn rank_facts(trace: &LoadedTrace) -> Result<RankFacts, Error> {
             .as_primitive_opt::<Int64Type>()?;
         (values.len() > 0 && values.is_valid(0)).then(|| values.value(0))
     };
+    // Only the trace's own word is a fact: a rank an earlier step took from
+    // the file name is resolved again under this command's pattern.
+    let said = batch
+        .column_by_name("rank_from")
+        .and_then(|c| c.as_string_opt::<i32>())
+        .is_some_and(|c| c.len() > 0 && c.is_valid(0) && c.value(0) == "distributedInfo");
     Ok(RankFacts {
-        rank: int("rank"),
+        rank: int("rank").filter(|_| said),
         world_size: int("world_size"),
         device_count: int("device_count"),
     })
 }
 
+/// The `ranks` row with `rank`'s origin and, when given, the job's facts.
 fn with_rank(
     batch: &RecordBatch,
-    rank: i64,
-    from: &str,
-    world_size: i64,
-    gpus_per_node: Option<i64>,
-    node: Option<i64>,
+    rank: &Resolved,
+    job: Option<&Job>,
 ) -> Result<RecordBatch, datafusion::arrow::error::ArrowError> {
     let schema = batch.schema();
     let mut columns = batch.columns().to_vec();
@@ -266,20 +326,16 @@ fn with_rank(
             columns[i] = array;
         }
     };
-    set("rank", std::sync::Arc::new(Int64Array::from(vec![rank])));
+    let int = |value: Option<i64>| std::sync::Arc::new(Int64Array::from(vec![value]));
     set(
         "rank_from",
-        std::sync::Arc::new(StringArray::from(vec![from])),
+        std::sync::Arc::new(StringArray::from(vec![rank.from])),
     );
-    set(
-        "world_size",
-        std::sync::Arc::new(Int64Array::from(vec![world_size])),
-    );
-    set(
-        "gpus_per_node",
-        std::sync::Arc::new(Int64Array::from(vec![gpus_per_node])),
-    );
-    set("node", std::sync::Arc::new(Int64Array::from(vec![node])));
+    if let Some(job) = job {
+        set("world_size", int(Some(job.world_size)));
+        set("gpus_per_node", int(job.gpus_per_node));
+        set("node", int(job.node));
+    }
     RecordBatch::try_new(schema.clone(), columns)
 }
 

@@ -13,6 +13,7 @@ pub const DOC: TableDoc = TableDoc {
     doc: "Collective communication: NCCL/RCCL kernels (source = 'kernel') and record_param_comms cpu_ops (source = 'op'), with the process group and message metadata PyTorch records.",
     columns: &[
         col!("trace", Utf8Dict, "Trace name."),
+        super::columns::RANK,
         col!("uid", Int64, "Event uid."),
         col!("source", Utf8, "kernel: a collective GPU kernel; op: a record_param_comms cpu_op."),
         col!("name", Utf8, "Event name."),

@@ -3,11 +3,12 @@
 use std::sync::Arc;
 
 use datafusion::arrow::array::{
-    ArrayBuilder, ArrayRef, BooleanArray, DictionaryArray, Float64Array, Int32Array, Int64Array,
-    Int64Builder, ListBuilder, StringArray, StringBuilder, StringDictionaryBuilder,
+    new_null_array, Array, ArrayBuilder, ArrayRef, AsArray, BooleanArray, DictionaryArray,
+    Float64Array, Int32Array, Int64Array, Int64Builder, ListBuilder, StringArray, StringBuilder,
+    StringDictionaryBuilder,
 };
 use datafusion::arrow::buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
-use datafusion::arrow::datatypes::{DataType, Field, Int32Type, Schema, SchemaRef};
+use datafusion::arrow::datatypes::{DataType, Field, Int32Type, Int64Type, Schema, SchemaRef};
 use datafusion::arrow::error::ArrowError;
 use datafusion::arrow::record_batch::RecordBatch;
 
@@ -75,7 +76,15 @@ impl TableDoc {
     }
 
     /// Assembles a batch; `columns` must name the documented columns in order.
-    pub fn batch(&self, columns: Vec<(&str, ArrayRef)>) -> Result<RecordBatch, ArrowError> {
+    /// A builder may leave [`RANK`] out: it is NULL until [`set_rank`] writes
+    /// the trace's rank, which the builders do not know.
+    pub fn batch(&self, mut columns: Vec<(&str, ArrayRef)>) -> Result<RecordBatch, ArrowError> {
+        let rows = columns.first().map_or(0, |(_, a)| a.len());
+        if let Some(i) = self.columns.iter().position(|c| c.name == RANK.name) {
+            if columns.get(i).map(|(n, _)| *n) != Some(RANK.name) && i <= columns.len() {
+                columns.insert(i, (RANK.name, new_null_array(&DataType::Int64, rows)));
+            }
+        }
         let names: Vec<&str> = columns.iter().map(|(n, _)| *n).collect();
         let documented: Vec<&str> = self.columns.iter().map(|c| c.name).collect();
         if names != documented {
@@ -136,6 +145,41 @@ macro_rules! col {
     };
 }
 pub(crate) use col;
+
+/// Every table's second column, after `trace`: so that a query over the traces
+/// of all ranks of a run can group, filter or join any table by rank without a
+/// join to `ranks`.
+pub const RANK: ColumnDoc = col!(
+    "rank",
+    Int64,
+    "The trace's global rank in its distributed job (ranks.rank): distributedInfo.rank, else the number the rank pattern finds in the file name; under `tracesql collectives` also the position on the command line. NULL when unknown. A process driving several GPUs has one rank here; rank_devices gives each device its own."
+);
+
+/// `batch` with its `rank` column set to `rank` in every row (a batch without
+/// one is returned as it is). A NULL rank over a column already NULL is free.
+pub fn set_rank(batch: &RecordBatch, rank: Option<i64>) -> Result<RecordBatch, ArrowError> {
+    let Ok(i) = batch.schema().index_of(RANK.name) else {
+        return Ok(batch.clone());
+    };
+    let current = batch.column(i);
+    if rank.is_none() && current.null_count() == current.len() {
+        return Ok(batch.clone());
+    }
+    let mut columns = batch.columns().to_vec();
+    columns[i] = match rank {
+        Some(r) => Arc::new(Int64Array::from_value(r, batch.num_rows())),
+        None => new_null_array(&DataType::Int64, batch.num_rows()),
+    };
+    RecordBatch::try_new(batch.schema(), columns)
+}
+
+/// The rank a batch's `rank` column holds (its first row), if any.
+pub fn rank_of(batch: &RecordBatch) -> Option<i64> {
+    let column = batch
+        .column_by_name(RANK.name)?
+        .as_primitive_opt::<Int64Type>()?;
+    (!column.is_empty() && column.is_valid(0)).then(|| column.value(0))
+}
 
 pub fn utf8<S: AsRef<str>>(values: impl IntoIterator<Item = Option<S>>) -> ArrayRef {
     Arc::new(StringArray::from_iter(values))

@@ -15,6 +15,7 @@ pub const DOC: TableDoc = TableDoc {
     doc: "Every event of the trace in file order, metadata, flows and instants included.",
     columns: &[
         col!("trace", Utf8Dict, "Trace name (file name without extension); tells traces apart in one session."),
+        super::columns::RANK,
         col!("uid", Int64, "0-based index of the event in traceEvents, counting every event (the reference tool's UID)."),
         col!("ph", Utf8Dict, "Phase: X complete, i instant, s/f flow start/end, M metadata, ..."),
         col!("cat", Utf8Dict, "Category: cpu_op, python_function, cuda_runtime, cuda_driver, kernel, gpu_memcpy, gpu_memset, ac2g, ... NULL if absent."),

@@ -6,7 +6,7 @@
 //! 7 MB a load then does not hold). See `engine::derived_tables`.
 
 use super::call_tree::Parents;
-use super::columns::{col, int64_values, repeat_dict, TableDoc};
+use super::columns::{col, int64_values, rank_of, repeat_dict, set_rank, TableDoc};
 use datafusion::arrow::array::{AsArray, Int64Array};
 use datafusion::arrow::datatypes::Int64Type;
 use datafusion::arrow::{error::ArrowError, record_batch::RecordBatch};
@@ -16,6 +16,7 @@ pub const DOC: TableDoc = TableDoc {
     doc: "The closure of the call tree over GPU work: one row per linked GPU event and each event above it (its launch call, the cpu_ops and python frames around that). Subtree questions (\"all GPU time under this op\") are a join with this table.",
     columns: &[
         col!("trace", Utf8Dict, "Trace name."),
+        super::columns::RANK,
         col!("kernel_uid", Int64, "uid of a GPU event (kernels.uid)."),
         col!("ancestor_uid", Int64, "uid of an event above it."),
         col!("depth", Int64, "1 for the launch call, 2 for its parent, and so on up."),
@@ -44,12 +45,13 @@ pub fn derive(
             depths.push(depth);
         });
     }
-    DOC.batch(vec![
+    let batch = DOC.batch(vec![
         ("trace", repeat_dict(name, kernel.len())),
         ("kernel_uid", int64_values(kernel)),
         ("ancestor_uid", int64_values(ancestor)),
         ("depth", int64_values(depths)),
-    ])
+    ])?;
+    set_rank(&batch, rank_of(kernels))
 }
 
 /// The number of rows [`derive`] gives, without building them.

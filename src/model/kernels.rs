@@ -13,6 +13,7 @@ pub const DOC: TableDoc = TableDoc {
     doc: "GPU activity: kernels, memcpy and memset, each with its device, stream, launching runtime call and the cpu_op it is attributed to.",
     columns: &[
         col!("trace", Utf8Dict, "Trace name."),
+        super::columns::RANK,
         col!("uid", Int64, "Event uid."),
         col!("name", Utf8Dict, "Kernel name, or e.g. 'Memcpy DtoH (Device -> Pinned)'."),
         col!("cat", Utf8Dict, "kernel, gpu_memcpy or gpu_memset."),

@@ -20,7 +20,9 @@ use datafusion::arrow::error::ArrowError;
 use datafusion::arrow::record_batch::RecordBatch;
 
 pub(crate) use columns::col;
-pub use columns::{cast_batch, repeat_dict, stored_schema, ColumnDoc, TableDoc, Ty};
+pub use columns::{
+    cast_batch, rank_of, repeat_dict, set_rank, stored_schema, ColumnDoc, TableDoc, Ty, RANK,
+};
 pub use events::with_args as events_with_args;
 
 use crate::ingest::{ArgsInFile, RawTrace};
@@ -29,7 +31,7 @@ use crate::tree::Links;
 /// Version of the table schemas below: bumped whenever a table's columns or their
 /// meaning change. Parquet exports record it, and reopening an export written
 /// under another version asks for a fresh export instead of misreading it.
-pub const SCHEMA_VERSION: u32 = 4;
+pub const SCHEMA_VERSION: u32 = 5;
 
 /// Every table tracesql builds from a trace, in the order `tables` lists them.
 pub const TABLES: &[&TableDoc] = &[
@@ -102,6 +104,7 @@ pub fn build_tables(
     let tree_edges = timed("tree_edges", || tree_edges::build(edges, trace_name))?;
     let (ops, trace_meta, threads, ranks) = side;
     let (events, args) = timed("events", || events::build(trace, derived, trace_name))?;
+    let rank = rank_of(&ranks);
     let tables = vec![
         (events::DOC.name, events),
         (ops::DOC.name, ops),
@@ -112,6 +115,10 @@ pub fn build_tables(
         (threads::DOC.name, threads),
         (ranks::DOC.name, ranks),
     ];
+    let tables = tables
+        .into_iter()
+        .map(|(name, batch)| Ok((name, set_rank(&batch, rank)?)))
+        .collect::<Result<_, ArrowError>>()?;
     Ok((tables, args))
 }
 

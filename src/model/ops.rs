@@ -16,6 +16,7 @@ pub const DOC: TableDoc = TableDoc {
     doc: "cpu_op events (ATen and framework operators) with parsed inputs and their GPU kernel time.",
     columns: &[
         col!("trace", Utf8Dict, "Trace name."),
+        super::columns::RANK,
         col!("uid", Int64, "Event uid (see events.uid)."),
         col!("name", Utf8Dict, "Operator name, e.g. aten::addmm."),
         col!("ts", Float64, "CPU start, µs."),

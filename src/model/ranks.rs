@@ -2,10 +2,11 @@
 //! trace records about itself (`distributedInfo`, `baseTimeNanoseconds`,
 //! `deviceProperties`).
 //!
-//! At load, `rank` is what the trace says (`distributedInfo.rank`); the
-//! `collectives` command resolves the rank of every trace of a run (from the
-//! trace, else the file name, else the position) and replaces these rows, with
-//! the node each rank is on.
+//! At load, `rank` is what the trace says (`distributedInfo.rank`), else what
+//! its file name says; the `collectives` command resolves the rank of every
+//! trace of a run (from the trace, else the file name under `--rank-regex`,
+//! else the position) and replaces these rows, with the node each rank is on.
+//! Every other table carries the same rank in its `rank` column.
 
 use serde_json::Value;
 
@@ -18,7 +19,7 @@ pub const DOC: TableDoc = TableDoc {
     doc: "One row per trace: its rank in a distributed job and what it records of the job. `tracesql collectives` fills rank for every trace of the run and the node columns.",
     columns: &[
         col!("trace", Utf8Dict, "Trace name."),
-        col!("rank", Int64, "Global rank: distributedInfo.rank; under `tracesql collectives` else from the file name (--rank-regex), else the position on the command line. NULL when unknown."),
+        col!("rank", Int64, "Global rank: distributedInfo.rank, else from the file name (--rank-regex under `tracesql collectives`, TraceLens's pattern elsewhere); under `tracesql collectives` else the position on the command line. NULL when unknown."),
         col!("rank_from", Utf8, "Where rank came from: distributedInfo, file name or position; NULL when unknown."),
         col!("world_size", Int64, "distributedInfo.world_size, or --world-size."),
         col!("file", Utf8, "The input path."),

@@ -12,6 +12,7 @@ pub const DOC: TableDoc = TableDoc {
     doc: "One row per (pid, tid) that events use, with the names the trace's metadata events give them ('Unknown' when it gives none).",
     columns: &[
         col!("trace", Utf8Dict, "Trace name."),
+        super::columns::RANK,
         col!("pid", Utf8, "Process id as text (for GPU events: the device)."),
         col!("tid", Utf8, "Thread id as text (for GPU events: the stream)."),
         col!("process_name", Utf8, "process_name metadata, e.g. python3."),

@@ -9,6 +9,7 @@ pub const DOC: TableDoc = TableDoc {
     doc: "Top-level keys of the trace other than traceEvents (deviceProperties, distributedInfo, schemaVersion, versions, ...), plus `source` (the input path), `event_count` and `integer_times` (true when every ts and dur is written as a JSON integer, as older Kineto versions write them).",
     columns: &[
         col!("trace", Utf8Dict, "Trace name."),
+        super::columns::RANK,
         col!("key", Utf8, "Top-level key, or source / event_count / integer_times."),
         col!("value", Utf8, "The value as JSON text."),
     ],

@@ -9,6 +9,7 @@ pub const DOC: TableDoc = TableDoc {
     doc: "The call tree: python frame → cpu_op → runtime launch → GPU work. Each child has at most one parent.",
     columns: &[
         col!("trace", Utf8Dict, "Trace name."),
+        super::columns::RANK,
         col!("parent_uid", Int64, "uid of the enclosing / launching event."),
         col!("child_uid", Int64, "uid of the enclosed / launched event."),
         col!("kind", Utf8Dict, "host: nesting by time of cpu_ops and runtime calls on one thread; python: a python frame around a frame or a top-level host event; launch: a runtime/driver call and the GPU work it started."),

@@ -550,3 +550,162 @@ fn the_workbook_holds_every_sheet_of_the_csv_directory() {
         assert_eq!(range.rows().count(), csv_rows + 1, "{sheet}");
     }
 }
+
+/// The rank is a column of every table, equal to the trace's `ranks.rank`,
+/// under `collectives` and under any command given the run's directory.
+#[test]
+fn rank_is_a_column_of_every_table() {
+    let Some(dir) = set("dlrm8_param") else {
+        return;
+    };
+    let tables = [
+        "events",
+        "ops",
+        "kernels",
+        "tree_edges",
+        "kernel_ancestors",
+        "collectives",
+        "trace_meta",
+        "threads",
+    ];
+    // Rows per rank, and rows whose rank is not their trace's.
+    let sql = tables
+        .iter()
+        .map(|t| {
+            format!(
+                "SELECT '{t}' AS tbl, count(DISTINCT x.rank) AS ranks, \
+                 sum(CASE WHEN x.rank IS DISTINCT FROM r.rank THEN 1 ELSE 0 END) AS wrong \
+                 FROM {t} x JOIN ranks r ON r.trace = x.trace"
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" UNION ALL ")
+        + " ORDER BY tbl";
+    let under_collectives = rows(&dir, &sql);
+    assert_eq!(under_collectives.len(), tables.len());
+    for row in &under_collectives {
+        assert_eq!(row[1], "8", "{row:?}");
+        assert_eq!(row[2], "0", "{row:?}");
+    }
+    let query = tracesql()
+        .arg("query")
+        .arg(&dir)
+        .args(["--format", "csv", "-e", &sql])
+        .run();
+    assert!(query.success(), "{}", query.stderr);
+    let mut reader = csv::Reader::from_reader(query.stdout.as_bytes());
+    let under_query: Vec<Vec<String>> = reader
+        .records()
+        .map(|r| r.expect("csv").iter().map(str::to_string).collect())
+        .collect();
+    assert_eq!(under_query, under_collectives);
+}
+
+/// Without distributedInfo: `query` takes the rank from a file name that has
+/// one (TraceLens's pattern) and leaves it NULL otherwise; `collectives`
+/// resolves it again under its own `--rank-regex`, in every table.
+#[test]
+fn ranks_from_names_reach_every_table_and_follow_the_rank_regex() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let events = serde_json::json!([
+        {"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": 1.0, "dur": 5.0,
+         "args": {"External id": 1}},
+        {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 2.0,
+         "dur": 1.0, "args": {"correlation": 9, "External id": 1}},
+        {"ph": "X", "cat": "kernel", "name": "add_kernel", "pid": 0, "tid": 7, "ts": 4.0, "dur": 2.0,
+         "args": {"correlation": 9, "stream": 7, "device": 0, "External id": 1}}
+    ]);
+    let named = write_trace(dir.path(), "job_rank3_gpu5.json", events.clone());
+    let plain = write_trace(dir.path(), "job.json", events);
+    let sql = "SELECT k.trace, k.rank AS kernel_rank, e.rank AS event_rank, r.rank_from \
+               FROM kernels k JOIN ranks r ON r.trace = k.trace \
+               JOIN (SELECT trace, min(rank) AS rank, count(*) AS n FROM events GROUP BY trace) e \
+                 ON e.trace = k.trace ORDER BY k.trace";
+    let query = tracesql()
+        .args(["query", &named, &plain, "--format", "csv", "-e", sql])
+        .run();
+    assert!(query.success(), "{}", query.stderr);
+    assert_eq!(
+        query.stdout.lines().collect::<Vec<_>>(),
+        vec![
+            "trace,kernel_rank,event_rank,rank_from",
+            "job,,,",
+            "job_rank3_gpu5,3,3,file name"
+        ]
+    );
+    let run = tracesql()
+        .args([
+            "collectives",
+            &named,
+            "--rank-regex",
+            r"gpu(\d+)",
+            "--world-size",
+            "8",
+        ])
+        .args(["--format", "csv", "-e", sql])
+        .run();
+    assert!(run.success(), "{}", run.stderr);
+    assert_eq!(
+        run.stdout.lines().nth(1),
+        Some("job_rank3_gpu5,5,5,file name"),
+        "{}",
+        run.stdout
+    );
+}
+
+/// Where a trace records a Comms Id (newest PyTorch) it is the instance key:
+/// synth_shifted2 with each `Seq` replaced by a Comms Id pairs as by Seq,
+/// where order would pair every kernel with the wrong one.
+#[test]
+fn comms_ids_pair_collectives_across_ranks() {
+    let Some(dir) = set("synth_shifted2") else {
+        return;
+    };
+    let out = tempfile::tempdir().expect("temp dir");
+    for entry in std::fs::read_dir(&dir).expect("set") {
+        let path = entry.expect("entry").path();
+        let name = path
+            .file_name()
+            .expect("name")
+            .to_string_lossy()
+            .into_owned();
+        if !name.ends_with(".json.gz") {
+            continue;
+        }
+        let mut text = String::new();
+        std::io::Read::read_to_string(
+            &mut flate2::read::GzDecoder::new(std::fs::File::open(&path).expect("open")),
+            &mut text,
+        )
+        .expect("gunzip");
+        let mut trace: serde_json::Value = serde_json::from_str(&text).expect("json");
+        let mut keyed = 0;
+        for event in trace["traceEvents"].as_array_mut().expect("events") {
+            let Some(args) = event.get_mut("args").and_then(|a| a.as_object_mut()) else {
+                continue;
+            };
+            if let Some(seq) = args.remove("Seq") {
+                let id = format!("9{}31", seq.as_i64().expect("Seq"));
+                args.insert("Comms Id".into(), serde_json::Value::String(id));
+                keyed += 1;
+            }
+        }
+        assert!(keyed > 0, "{name} has no Seq");
+        crate::util::write_file(
+            out.path(),
+            name.trim_end_matches(".gz"),
+            trace.to_string().as_bytes(),
+        );
+    }
+    let kept = rows(
+        out.path(),
+        "SELECT collective_id, matched_by, participants, skew_end FROM implicit_sync_instances ORDER BY position",
+    );
+    assert_eq!(kept.len(), 3, "{kept:?}");
+    for row in &kept {
+        assert!(row[0].starts_with("0_c9"), "{row:?}");
+        assert_eq!(row[1], "comms id", "{row:?}");
+        assert_eq!(row[2], "2", "{row:?}");
+        assert!(num(&row[3]) < 20.0, "{row:?}");
+    }
+}
