@@ -26,7 +26,7 @@ flash AS (
     SELECT name FROM ops
     WHERE lower(name) LIKE '%flash%' OR lower(name) LIKE '%cudnn_attention%'
     UNION ALL
-    SELECT name FROM kernels
+    SELECT name FROM classified_kernels
     WHERE class = 'compute' AND (lower(name) LIKE '%flash%' OR lower(name) LIKE '%fmha%')
   )
 ),

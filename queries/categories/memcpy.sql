@@ -2,4 +2,4 @@
 -- version: 1
 -- kind: category
 -- description: GPU memory copies (gpu_memcpy events and ROCm copy kernels).
-SELECT * FROM kernels WHERE class = 'memcpy'
+SELECT * FROM classified_kernels WHERE class = 'memcpy'

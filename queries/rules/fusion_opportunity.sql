@@ -33,7 +33,7 @@ under AS (
   FROM modules m
   JOIN kernel_ancestors a ON a.trace = m.trace AND a.ancestor_uid = m.uid
   JOIN linked_kernels k ON k.trace = a.trace AND k.uid = a.kernel_uid
-  LEFT JOIN launchers la ON la.trace = k.trace AND la.uid = coalesce(k.op_uid, k.launch_uid)
+  LEFT JOIN launchers la ON la.trace = k.trace AND la.uid = k.scope_uid
 ),
 features AS (
   SELECT trace, module_uid, module,

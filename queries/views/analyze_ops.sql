@@ -70,7 +70,7 @@ nearest AS (
 ),
 owned AS (
   SELECT k.trace, k.uid AS kernel_uid, k.ts, k.t_end, k.class,
-         coalesce(n.ancestor_uid, k.op_uid, k.launch_uid) AS owner_uid
+         coalesce(n.ancestor_uid, k.scope_uid) AS owner_uid
   FROM linked_kernels k
   LEFT JOIN nearest n ON n.trace = k.trace AND n.kernel_uid = k.uid AND n.pick = 1
   WHERE k.class <> 'communication'

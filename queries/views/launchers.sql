@@ -1,10 +1,17 @@
 -- name: launchers
--- version: 1
+-- version: 2
 -- kind: view
--- description: One row per kernel launcher: the cpu_op that launched non-collective GPU work (through `execute` wrappers and python frames), or the runtime call itself when no cpu_op is above it; with its direct and subtree kernel time and op category.
+-- description: One row per kernel launcher: the cpu_op that launched non-collective GPU work (through `execute` wrappers and python frames), else the innermost named scope around the launch (TraceLens: the runtime call itself); with its direct and subtree kernel time and op category.
 --
 -- This is TraceLens's "ops" table (spec §5), the input of ops_summary,
 -- ops_summary_by_category and ops_unique_args.
+--
+-- The launcher is classified_kernels.scope_uid: in default mode work with no
+-- cpu_op above its launch belongs to the Python frame or annotation around
+-- the launch (else the kernel itself), never to cudaLaunchKernel* /
+-- cuLaunchKernel* / hipLaunchKernel*; under --tracelens-compat to the runtime
+-- call, as in TraceLens. An annotation is not in the call tree: its subtree
+-- time is its direct time.
 -- Columns:
 --   trace: the trace file the row comes from
 --   uid: the launcher event (events.uid)
@@ -29,7 +36,7 @@
 WITH
 -- Non-collective GPU work linked to a launch, keyed by its launcher.
 direct_work AS (
-  SELECT trace, coalesce(op_uid, launch_uid) AS launcher_uid, uid, name, ts, t_end, dur, stream
+  SELECT trace, scope_uid AS launcher_uid, uid, name, ts, t_end, dur, stream
   FROM linked_kernels
   WHERE class <> 'communication'
 ),
@@ -68,7 +75,7 @@ SELECT
   o.concrete_inputs_json,
   l.direct_kernel_count,
   l.total_direct_kernel_time,
-  s.subtree_time AS total_subtree_kernel_time,
+  coalesce(s.subtree_time, l.total_direct_kernel_time) AS total_subtree_kernel_time,
   l.first_kernel_name,
   l.kernel_details,
   coalesce(

@@ -1,5 +1,5 @@
 -- name: linked_kernels
--- version: 2
+-- version: 3
 -- kind: view
 -- description: GPU work tied to the runtime call that launched it: what the timeline and the launcher tables count.
 --
@@ -17,8 +17,8 @@
 --   uid: event uid
 --   name: kernel name, or e.g. 'Memcpy DtoH (Device -> Pinned)'
 --   cat: kernel, gpu_memcpy or gpu_memset
---   class: compute, communication (NCCL/RCCL collectives), memcpy or memset. ROCm copy
---     kernels (MEMORY_COPY_*, __amd_rocclr_copyBuffer*) count as memcpy
+--   class: compute, communication, memcpy or memset, from kernel_classes (see
+--     classified_kernels); TraceLens's (NCCL/RCCL by name) under --tracelens-compat
 --   ts: GPU start, µs
 --   dur: GPU duration, µs
 --   t_end: ts + dur in f64, µs
@@ -40,6 +40,11 @@
 --   registers_per_thread: args['registers per thread']
 --   shared_memory: args['shared memory'], bytes
 --   bytes: args.bytes: bytes copied or set (memcpy / memset)
-SELECT * FROM kernels
+--   kernel_family: the kernel_classes family that matched; NULL when none did
+--   collective_kind: allreduce, alltoall, dispatch, ... where kernel_classes tells it
+--   scope_uid: the operation the work is attributed to (classified_kernels)
+--   scope_name: that event's name
+--   scope_kind: op, python, annotation, kernel or launch (compat)
+SELECT * FROM classified_kernels
 WHERE launch_uid IS NOT NULL
   AND (NOT tracelens_compat() OR linked_by IN ('flow', 'graph'))

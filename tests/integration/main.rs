@@ -23,6 +23,7 @@ mod compat;
 mod conformance;
 mod determinism;
 mod export;
+mod field;
 mod fixtures;
 mod fuzz_corpus;
 mod hostile_inputs;

@@ -1,0 +1,218 @@
+//! Traces as the field writes them (fixtures/field/, numbers worked by hand in
+//! fixtures/field/EXPECTED.md): communication beyond NCCL counted as
+//! communication, work launched with no aten op above it attributed to its
+//! named scope and never to the launch call, annotations as phases, stream
+//! overlap; `--tracelens-compat` keeps TraceLens's view of the same trace.
+
+use crate::util::{fixture, tracesql, write_trace};
+
+/// Rows of `sql` over `trace` as CSV records (header first).
+fn csv_rows(flags: &[&str], trace: &str, sql: &str) -> Vec<Vec<String>> {
+    let run = tracesql()
+        .args(flags)
+        .args(["query", trace, "--format", "csv", "-e", sql])
+        .run();
+    assert!(run.success(), "{sql}: {}", run.stderr);
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .from_reader(run.stdout.as_bytes());
+    reader
+        .records()
+        .map(|r| r.expect("csv").iter().map(str::to_string).collect())
+        .collect()
+}
+
+fn moe() -> String {
+    fixture("field/moe_step.json")
+}
+
+fn strs(row: &[&str]) -> Vec<String> {
+    row.iter().map(|s| s.to_string()).collect()
+}
+
+#[test]
+fn deep_ep_kernels_are_communication_and_mostly_hidden() {
+    let sql = "SELECT computation_time, exposed_comm_time, busy_time, idle_time, total_comm_time \
+               FROM gpu_time_totals";
+    assert_eq!(
+        csv_rows(&[], &moe(), sql)[1],
+        strs(&["560.0", "100.0", "660.0", "310.0", "400.0"])
+    );
+    // TraceLens: the all-to-all kernels are computation, no communication.
+    assert_eq!(
+        csv_rows(&["--tracelens-compat"], &moe(), sql)[1],
+        strs(&["660.0", "0.0", "660.0", "310.0", "0.0"])
+    );
+    let overlap = csv_rows(
+        &[],
+        &moe(),
+        "SELECT comm_time, hidden_comm_time, exposed_comm_time, overlap_pct FROM comm_compute_overlap",
+    );
+    assert_eq!(overlap[1], strs(&["400.0", "300.0", "100.0", "75.0"]));
+    let families = csv_rows(
+        &[],
+        &moe(),
+        "SELECT kernel_family, collective_kind, count(*) FROM classified_kernels \
+         WHERE class = 'communication' GROUP BY 1, 2 ORDER BY 2",
+    );
+    assert_eq!(families.len(), 3, "{families:?}");
+    assert_eq!(families[1][0], "deepep");
+    assert_eq!(families[2][0], "deepep");
+}
+
+#[test]
+fn streams_busy_together() {
+    let rows = csv_rows(
+        &[],
+        &moe(),
+        "SELECT stream_a, stream_b, class_a, class_b, busy_a, busy_b, together_time, share_of_b_pct \
+         FROM stream_overlap",
+    );
+    assert_eq!(
+        rows[1..],
+        [strs(&[
+            "7",
+            "20",
+            "compute",
+            "communication",
+            "560.0",
+            "400.0",
+            "300.0",
+            "75.0"
+        ])]
+    );
+    let shares = csv_rows(
+        &[],
+        &moe(),
+        "SELECT max(busy_share_pct) <= 100, sum(busy_time) FROM stream_busy",
+    );
+    // Stream shares are of the busy union (660 µs), so none is above 100.
+    assert_eq!(shares[1], strs(&["true", "960.0"]));
+}
+
+#[test]
+fn annotations_are_phases_with_hidden_and_exposed_communication() {
+    let rows = csv_rows(
+        &[],
+        &moe(),
+        "SELECT name, kernels, gpu_busy_time, compute_time, comm_time, hidden_comm_time, \
+         exposed_comm_time FROM phases ORDER BY ts",
+    );
+    assert_eq!(
+        rows[1..],
+        [
+            strs(&[
+                "ProfilerStep#1",
+                "6",
+                "650.0",
+                "550.0",
+                "400.0",
+                "300.0",
+                "100.0"
+            ]),
+            strs(&[
+                "moe_layer",
+                "5",
+                "640.0",
+                "540.0",
+                "400.0",
+                "300.0",
+                "100.0"
+            ]),
+            strs(&[
+                "Torch-Compiled Region: 0/0",
+                "1",
+                "40.0",
+                "40.0",
+                "0.0",
+                "0.0",
+                "0.0"
+            ]),
+        ]
+    );
+}
+
+#[test]
+fn work_without_an_aten_op_goes_to_its_named_scope_never_to_the_launch_call() {
+    let sql = "SELECT name, cat, total_direct_kernel_time FROM launchers ORDER BY name, total_direct_kernel_time";
+    let default = csv_rows(&[], &moe(), sql);
+    let names: Vec<&str> = default[1..].iter().map(|r| r[0].as_str()).collect();
+    assert_eq!(
+        names[..4],
+        [
+            "Torch-Compiled Region: 0/0",
+            "aten::mm",
+            "aten::mm",
+            "train.py(88): step"
+        ]
+    );
+    // Outside every annotation and frame: the kernel itself.
+    assert!(names[4].contains("FillFunctor"), "{names:?}");
+    assert_eq!(default[5][1], "kernel");
+    for name in &names {
+        assert!(
+            !name.contains("Launch"),
+            "a launch call as an operation: {name}"
+        );
+    }
+    // TraceLens: the launch calls are the operations.
+    let compat = csv_rows(&["--tracelens-compat"], &moe(), sql);
+    let compat_names: Vec<&str> = compat[1..].iter().map(|r| r[0].as_str()).collect();
+    assert!(
+        compat_names.contains(&"cudaLaunchKernelExC"),
+        "{compat_names:?}"
+    );
+    assert!(compat_names.contains(&"cuLaunchKernel"), "{compat_names:?}");
+    // The report's ops sheets follow: no launch call among the default rows.
+    let out = tempfile::tempdir().expect("temp dir");
+    let run = tracesql()
+        .args(["report", &moe(), "--only", "ops_summary", "--out"])
+        .arg(out.path())
+        .run();
+    assert!(run.success(), "{}", run.stderr);
+    let sheet = std::fs::read_to_string(out.path().join("ops_summary.csv")).expect("ops_summary");
+    assert!(sheet.contains("aten::mm"), "{sheet}");
+    assert!(!sheet.contains("Launch"), "{sheet}");
+}
+
+/// Every sample name of fixtures/kernel_names.json (real kernel symbols of each
+/// communication library, and compute kernels that must not match) gets its
+/// family, class and collective kind from kernel_classes, through the engine's
+/// own regular expressions.
+#[test]
+fn every_kernel_family_is_classified_as_its_samples_say() {
+    let text = std::fs::read_to_string(fixture("kernel_names.json")).expect("kernel_names.json");
+    let samples: Vec<serde_json::Value> = serde_json::from_str(&text).expect("json");
+    assert!(samples.len() > 30, "{} samples", samples.len());
+    let dir = tempfile::tempdir().expect("temp dir");
+    let events: Vec<serde_json::Value> = samples
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let cat = match s["name"].as_str() {
+                Some(n) if n.starts_with("Memcpy") => "gpu_memcpy",
+                Some(n) if n.starts_with("Memset") => "gpu_memset",
+                _ => "kernel",
+            };
+            serde_json::json!({"ph": "X", "cat": cat, "name": s["name"], "pid": 0, "tid": 7,
+                "ts": 10.0 * i as f64, "dur": 5.0, "args": {"device": 0, "stream": 7}})
+        })
+        .collect();
+    let trace = write_trace(dir.path(), "samples.json", serde_json::Value::Array(events));
+    let rows = csv_rows(
+        &[],
+        &trace,
+        "SELECT name, coalesce(kernel_family, ''), class, coalesce(collective_kind, '') \
+         FROM classified_kernels ORDER BY uid",
+    );
+    assert_eq!(rows.len() - 1, samples.len());
+    for (row, sample) in rows[1..].iter().zip(&samples) {
+        let want = |key: &str| sample[key].as_str().unwrap_or("").to_string();
+        assert_eq!(
+            (&row[1], &row[2], &row[3]),
+            (&want("family"), &want("class"), &want("collective_kind")),
+            "{}",
+            row[0]
+        );
+    }
+}
