@@ -707,11 +707,12 @@ fn report(
             for (trace, line) in health.unwrap_or_default() {
                 eprintln!("{trace}: {line}");
             }
-            let platform = engine.platform();
+            eprintln!("{name}: platform {}", engine.platform_line());
+            let platform = engine.platform_line();
             let done = Reported {
                 name: &name,
                 info: info.as_ref(),
-                platform: platform.as_deref(),
+                platform: Some(&platform),
                 sheets: &sheets,
                 several,
             };

@@ -38,7 +38,8 @@ pct(row_order, key, metric, us) AS (
 )
 SELECT * FROM (
   SELECT 1 AS row_order, 'platform' AS key, 'Platform' AS metric,
-         coalesce((SELECT platform FROM session_platform), 'none (no efficiency figures)') AS value,
+         (SELECT coalesce(platform || ' (' || reason || ')',
+                          'none (no efficiency figures: ' || reason || ')') FROM session_platform) AS value,
          CAST(NULL AS DOUBLE) AS number
   UNION ALL
   SELECT 2, 'total_time_ms', 'Total time (GPU span)',

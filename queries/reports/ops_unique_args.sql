@@ -1,5 +1,5 @@
 -- name: ops_unique_args
--- version: 2
+-- version: 3
 -- kind: report
 -- order: 4
 -- description: Kernel time per op name and exact input signature (shapes, dtypes, strides, concrete inputs), with per-instance statistics and the kernels each signature runs.
@@ -8,6 +8,9 @@
 --
 -- TraceLens sheet `ops_unique_args` (spec §8.4). Inputs print as Python values
 -- (tuples), as the reference groups on their str(). std is the sample std.
+-- An argument the trace does not record (a trace taken without
+-- record_shapes, or a launcher that is not an op) is an empty cell, as pandas
+-- writes TraceLens's None; trace_health's shapes_not_recorded says so.
 -- Columns:
 --   name: op name
 --   "op category": op category
@@ -39,10 +42,10 @@
 --   "Cumulative Percentage (%)": running sum of Percentage (%) in row order
 WITH signed AS (
   SELECT *,
-         py_repr(input_dims_json) AS "Input Dims",
-         py_repr(input_types_json) AS "Input type",
-         py_repr(input_strides_json) AS "Input Strides",
-         py_repr(concrete_inputs_json) AS "Concrete Inputs"
+         CASE WHEN input_dims_json IS NOT NULL THEN py_repr(input_dims_json) END AS "Input Dims",
+         CASE WHEN input_types_json IS NOT NULL THEN py_repr(input_types_json) END AS "Input type",
+         CASE WHEN input_strides_json IS NOT NULL THEN py_repr(input_strides_json) END AS "Input Strides",
+         CASE WHEN concrete_inputs_json IS NOT NULL THEN py_repr(concrete_inputs_json) END AS "Concrete Inputs"
   FROM launchers
 ),
 groups AS (

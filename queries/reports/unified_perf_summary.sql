@@ -1,17 +1,24 @@
 -- name: unified_perf_summary
--- version: 2
+-- version: 3
 -- kind: report
 -- order: 5
 -- description: Every op that owns GPU time, once: the topmost op with a perf model, else the op that launched the kernels (synthetic ops for the rest), grouped by name and exact inputs, with CPU duration, kernel time, FLOPs, bytes, rates and kernels.
 -- integer_columns: total_duration_us, duration_us_min, duration_us_max, Kernel Time (µs)_sum, Kernel Time (µs)_min, Kernel Time (µs)_max
 -- when: (SELECT count(*) FROM ops) > 0
 -- platform_columns: Roofline , Pct Roofline
+-- drop_columns_if: GFLOPS, Data Moved (MB), FLOPS/Byte, Compute Spec, TB/s, TFLOPS/s when SELECT count(*) = 0 FROM unified_perf_events WHERE has_perf_model AND model_error IS NULL
 --
+-- The perf-model columns (GFLOPS ... TFLOPS/s_*) are left out when no op's
+-- model computed, as TraceLens writes them only then: a trace taken without
+-- record_shapes has none.
 -- TraceLens sheet `unified_perf_summary` (spec §8.6), from view unified_perf_events.
 -- Groups: name, op category, process/thread and the Python text of the inputs,
 -- as the reference groups on their str(). "first" is the first non-NULL value in
 -- collection order; statistics skip NULLs (TraceLens's NaN); std is the sample std.
 -- Rows sorted by total kernel time, then first uid. Times in µs.
+-- An argument the trace does not record (a trace taken without
+-- record_shapes, or a launcher that is not an op) is an empty cell, as pandas
+-- writes TraceLens's None; trace_health's shapes_not_recorded says so.
 -- Columns:
 --   name: op name
 --   "op category": op category
@@ -68,10 +75,10 @@
 --   "Cumulative Percentage (%)": running sum of Percentage (%) in row order
 WITH signed AS (
   SELECT *,
-         py_repr(input_dims_json) AS "Input Dims",
-         py_repr(input_types_json) AS "Input type",
-         py_repr(input_strides_json) AS "Input Strides",
-         py_repr(concrete_inputs_json) AS "Concrete Inputs"
+         CASE WHEN input_dims_json IS NOT NULL THEN py_repr(input_dims_json) END AS "Input Dims",
+         CASE WHEN input_types_json IS NOT NULL THEN py_repr(input_types_json) END AS "Input type",
+         CASE WHEN input_strides_json IS NOT NULL THEN py_repr(input_strides_json) END AS "Input Strides",
+         CASE WHEN concrete_inputs_json IS NOT NULL THEN py_repr(concrete_inputs_json) END AS "Concrete Inputs"
   FROM unified_perf_events
 ),
 groups AS (

@@ -1,5 +1,5 @@
 -- name: trace_health_summary
--- version: 2
+-- version: 3
 -- kind: view
 -- description: One line per trace on whether the reports can be trusted: the share of GPU time they cover and how many trace_health warnings there are; report and analyze print it.
 --
@@ -16,7 +16,8 @@
 WITH per_trace AS (
   SELECT trace,
          max(CASE WHEN check = 'unlinked_gpu_work' THEN gpu_time_pct END) AS unlinked_pct,
-         sum(CASE WHEN severity = 'warning' AND count > 0 THEN 1 ELSE 0 END) AS warnings
+         sum(CASE WHEN severity = 'warning' AND count > 0 THEN 1 ELSE 0 END) AS warnings,
+         max(CASE WHEN check = 'shapes_not_recorded' THEN count END) AS shapeless_ops
   FROM trace_health_warning_checks
   GROUP BY trace
 ),
@@ -35,6 +36,12 @@ SELECT p.trace,
               WHEN 0 THEN '; no warnings'
               WHEN 1 THEN '; 1 warning: see trace_health'
               ELSE '; ' || CAST(p.warnings AS VARCHAR) || ' warnings: see trace_health' END
+         || CASE WHEN p.shapeless_ops > 0
+              THEN '; shapes not recorded (record_shapes off) for '
+                   || CAST(p.shapeless_ops AS VARCHAR)
+                   || CASE WHEN p.shapeless_ops = 1 THEN ' op' ELSE ' ops' END
+                   || ': their FLOPs, bytes and efficiency are unknown'
+              ELSE '' END
          AS line
 FROM per_trace p
 LEFT JOIN gpu g ON g.trace = p.trace

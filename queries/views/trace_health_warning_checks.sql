@@ -1,5 +1,5 @@
 -- name: trace_health_warning_checks
--- version: 1
+-- version: 2
 -- kind: view
 -- description: The warning checks of trace_health alone (the defects that change what the reports count): one row per check per trace, in trace_health's columns.
 --
@@ -18,6 +18,10 @@
 --   carrying the op's External id) start after the op ended, e.g. work queued
 --   on another thread: the launch is not nested in the op, so its GPU time is
 --   not the op's in the reports.
+-- * shapes_not_recorded: ops with GPU work of their own that carry no Input
+--   Dims (the profiler ran without record_shapes, common in production): the
+--   unique-args and perf sheets have no shapes, so FLOPs, bytes and efficiency
+--   are unknown for them, not zero.
 -- The columns are trace_health's (severity is always warning).
 -- Columns:
 --   trace: the trace file the row comes from
@@ -45,7 +49,9 @@ checks (check, severity, explanation) AS (
     ('duplicate_correlation', 'warning',
      'Correlation ids shared by several launch calls: their GPU work may be tied to the wrong launch and op.'),
     ('launch_after_op_end', 'warning',
-     'Ops whose kernels are launched after the op ended: their kernel time may belong to another op.')
+     'Ops whose kernels are launched after the op ended: their kernel time may belong to another op.'),
+    ('shapes_not_recorded', 'warning',
+     'Ops without Input Dims (recorded without record_shapes): no shapes, so FLOPs, bytes and efficiency are unknown for them.')
 ),
 unlinked AS (
   SELECT k.trace, 'unlinked_gpu_work' AS check, count(*) AS count,
@@ -103,8 +109,17 @@ unlinked AS (
          busy_time(l.ts, l.t_end) AS gpu_time_us, max(u.uids) AS uids
   FROM late l JOIN late_op_uids u ON u.trace = l.trace
   GROUP BY l.trace
+),shapeless AS (
+  SELECT k.trace, 'shapes_not_recorded' AS check, count(DISTINCT o.uid) AS count,
+         busy_time(k.ts, k.t_end) AS gpu_time_us,
+         array_agg(DISTINCT o.uid ORDER BY o.uid) AS uids
+  FROM linked_kernels k
+  JOIN ops o ON o.trace = k.trace AND o.uid = k.op_uid
+  WHERE o.input_dims_json IS NULL
+  GROUP BY k.trace
 ),found AS (
   SELECT * FROM unlinked
+  UNION ALL SELECT * FROM shapeless
   UNION ALL SELECT * FROM overlap
   UNION ALL SELECT * FROM duplicates
   UNION ALL SELECT * FROM late_ops

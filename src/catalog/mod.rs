@@ -29,6 +29,7 @@
 //! | `-- drop_null_columns: PREFIX, ...` | leave out the columns whose name starts with one of the prefixes and that are NULL in every row (e.g. `param:`, for columns only some data has) |
 //! | `-- platform_columns: PREFIX, ...` | leave out the columns whose name starts with one of the prefixes when the session has no platform (`--platform`, `SET platform`, or detected): the roofline columns |
 //! | `-- integer_if: COLUMNS when SQL; ...` | when the scalar query SQL is true, the listed columns (`*` matches any text: `rank_*_ts`) print as integers where they have no NULL and every value is whole (pandas keeps JSON integers as int64 only without missing values) |
+//! | `-- drop_columns_if: PREFIXES when SQL` | when the scalar query SQL is true, columns whose names start with one of the prefixes are left out (TraceLens writes some columns only when its data had them at all) |
 //! | `-- spread_from: VIEW` | per-rank cells spread over columns of their own (`rank_0_ts`, ...): VIEW's rows `key, ord, column, num, txt` (see `report/spread.rs`); inserted before `-- spread_before: COLUMN` when given |
 //! | `-- column_order_from: COLUMN` | `COLUMN` (a list of strings, from its first non-NULL row) names result columns: they are written in the order of their first listing, in the positions they take together; `COLUMN` itself is not written, and naming a column the result lacks is an error |
 //!

@@ -159,6 +159,21 @@ impl Engine {
         self.platforms.current()
     }
 
+    /// Why the session has its platform, or none (one line).
+    pub fn platform_reason(&self) -> String {
+        self.platforms.reason()
+    }
+
+    /// "H100 (deviceProperties name 'NVIDIA H100 80GB HBM3')", or "none (why)":
+    /// the line reports and analyses print.
+    pub fn platform_line(&self) -> String {
+        let reason = self.platform_reason();
+        match self.platform() {
+            Some(platform) => format!("{platform} ({reason})"),
+            None => format!("none ({reason})"),
+        }
+    }
+
     pub fn catalog(&self) -> &Catalog {
         &self.catalog
     }

@@ -16,7 +16,7 @@ use datafusion::error::DataFusionError;
 use datafusion::prelude::SessionContext;
 use tracesql_udfs::roofline::platforms::SPECS;
 use tracesql_udfs::roofline::{
-    builtin_platforms, merge_platforms, parse_platforms, platform_for_device, Platform,
+    builtin_platforms, detect_platform, merge_platforms, parse_platforms, DeviceProps, Platform,
 };
 
 /// The platform name meaning "no platform" (`--platform none`, `SET platform =
@@ -29,7 +29,14 @@ pub struct PlatformState {
     current: RwLock<Option<String>>,
     /// A platform (or none) was chosen explicitly: detection leaves it alone.
     chosen: RwLock<bool>,
+    /// Why the session has its platform (or none), in one line: what the
+    /// reports and the analysis print beside the platform's name.
+    reason: RwLock<String>,
 }
+
+/// Why a session has no platform when nothing chose or detected one.
+const UNKNOWN_GPU: &str =
+    "no GPU the catalog knows in deviceProperties: choose one with --platform";
 
 impl Default for PlatformState {
     fn default() -> Self {
@@ -37,6 +44,7 @@ impl Default for PlatformState {
             platforms: RwLock::new(Arc::new(builtin_platforms())),
             current: RwLock::new(None),
             chosen: RwLock::new(false),
+            reason: RwLock::new(UNKNOWN_GPU.to_string()),
         }
     }
 }
@@ -89,7 +97,19 @@ impl PlatformState {
         if let Ok(mut guard) = self.chosen.write() {
             *guard = true;
         }
+        self.set_reason("chosen with --platform or SET platform");
         self.register(ctx)
+    }
+
+    /// Why the session has its platform (or none): one line.
+    pub fn reason(&self) -> String {
+        self.reason.read().map(|r| r.clone()).unwrap_or_default()
+    }
+
+    fn set_reason(&self, reason: &str) {
+        if let Ok(mut guard) = self.reason.write() {
+            *guard = reason.to_string();
+        }
     }
 
     fn chosen(&self) -> bool {
@@ -111,8 +131,10 @@ impl PlatformState {
             })
     }
 
-    /// Sets the platform from a `deviceProperties` JSON value, if it names a known
-    /// GPU and no platform (or `none`) was chosen yet.
+    /// Sets the platform from a `deviceProperties` JSON value, if no platform (or
+    /// `none`) was chosen yet: by the GPU's name, else guessed from its class
+    /// (architecture, SM / CU count, memory), with a one-line warning on
+    /// standard error naming the guess.
     pub fn detect(
         &self,
         ctx: &SessionContext,
@@ -126,12 +148,18 @@ impl PlatformState {
         let list = self.list();
         let found = devices
             .iter()
-            .filter_map(|d| d.get("name").and_then(|n| n.as_str()))
-            .find_map(|name| platform_for_device(name, &list));
-        match found {
-            Some(name) => self.set(ctx, Some(&name)),
-            None => Ok(()),
+            .find_map(|d| detect_platform(&DeviceProps::from_json(d), &list));
+        let Some(found) = found else {
+            return Ok(());
+        };
+        if let Some(warning) = found.warning() {
+            eprintln!("{warning}");
         }
+        if let Ok(mut guard) = self.current.write() {
+            *guard = Some(found.platform.clone());
+        }
+        self.set_reason(&found.reason);
+        self.register(ctx)
     }
 
     /// (Re)registers the roofline functions, `platforms` and `session_platform`.
@@ -139,16 +167,16 @@ impl PlatformState {
         let list = self.list();
         tracesql_udfs::register_roofline(ctx, list.clone());
         replace_table(ctx, "platforms", platforms_batch(&list)?)?;
-        let schema = Arc::new(Schema::new(vec![Field::new(
-            "platform",
-            DataType::Utf8,
-            true,
-        )]));
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("platform", DataType::Utf8, true),
+            Field::new("reason", DataType::Utf8, false),
+        ]));
         let row: ArrayRef = Arc::new(StringArray::from(vec![self.current()]));
+        let reason: ArrayRef = Arc::new(StringArray::from(vec![self.reason()]));
         replace_table(
             ctx,
             "session_platform",
-            RecordBatch::try_new(schema, vec![row])?,
+            RecordBatch::try_new(schema, vec![row, reason])?,
         )
     }
 }

@@ -44,7 +44,7 @@ pub const SESSION_TABLES: &[SessionTable] = &[
     },
     SessionTable {
         name: "session_platform",
-        doc: "The platform roofline columns use in this session (--platform, .platform, SET platform, or detected from deviceProperties); no row when none.",
+        doc: "The platform roofline columns use in this session (--platform, .platform, SET platform, or detected from deviceProperties: by the GPU's name, else guessed from its architecture, SM/CU count and memory), and why (reason, one line); platform NULL when none.",
     },
     SessionTable {
         name: "findings_raw",

@@ -235,8 +235,11 @@ async fn run_report(
     };
     let batches =
         mixed_numbers_as_float(query, &header, batches).map_err(|e| report_error(query, e))?;
-    let (header, batches) =
-        shape_columns(query, header, batches, has_platform).map_err(|e| report_error(query, e))?;
+    let dropped = drop_columns_if(runner, query)
+        .await
+        .map_err(|e| report_error(query, e))?;
+    let (header, batches) = shape_columns(query, header, batches, has_platform, &dropped)
+        .map_err(|e| report_error(query, e))?;
     let mut sheet = Sheet {
         sheet: query.sheet().to_string(),
         query_name: query.name.clone(),
@@ -275,6 +278,7 @@ async fn plan_header(runner: &SqlRunner, query: &Query) -> Result<Vec<String>, E
 ///   that are NULL in every row are left out (all of them when there are no rows).
 ///   For result columns that exist only when the data has them, e.g. the perf
 ///   sheets' `param: <key>` columns.
+/// * `dropped`: prefixes `-- drop_columns_if:` says to leave out.
 /// * `-- platform_columns: PREFIX, PREFIX, ...`: columns whose name starts with
 ///   one of the prefixes are left out when the session has no platform (the
 ///   roofline columns of the perf sheets).
@@ -288,6 +292,7 @@ fn shape_columns(
     header: Vec<String>,
     batches: Vec<RecordBatch>,
     has_platform: bool,
+    dropped: &[String],
 ) -> Result<(Vec<String>, Vec<RecordBatch>), String> {
     let platform_prefixes: Vec<&str> = match query.extra.get("platform_columns") {
         Some(list) if !has_platform => list
@@ -311,7 +316,11 @@ fn shape_columns(
         .extra
         .get("column_order_from")
         .filter(|c| !c.is_empty());
-    if drop_prefixes.is_empty() && order_column.is_none() && platform_prefixes.is_empty() {
+    if drop_prefixes.is_empty()
+        && order_column.is_none()
+        && platform_prefixes.is_empty()
+        && dropped.is_empty()
+    {
         return Ok((header, batches));
     }
     let all_null = |i: usize| {
@@ -322,6 +331,7 @@ fn shape_columns(
     let mut keep: Vec<usize> = (0..header.len())
         .filter(|&i| !(drop_prefixes.iter().any(|p| header[i].starts_with(p)) && all_null(i)))
         .filter(|&i| !platform_prefixes.iter().any(|p| header[i].starts_with(p)))
+        .filter(|&i| !dropped.iter().any(|p| header[i].starts_with(p.as_str())))
         .collect();
     if let Some(column) = order_column {
         let Some(at) = header.iter().position(|h| h == column) else {
@@ -491,6 +501,35 @@ async fn integer_if(
     }
     replace_columns(batches, &convert, |column| {
         cast(column, &DataType::Int64).map_err(|e| e.to_string())
+    })
+}
+
+/// `-- drop_columns_if: PREFIXES when SQL`: the column-name prefixes to leave
+/// out of the result because the scalar query SQL is true. Why: TraceLens
+/// writes some columns only when its data had them at all (the perf-model
+/// columns exist when some op's model computed), which the result's own
+/// values cannot tell (a computed model may give NULLs).
+async fn drop_columns_if(runner: &SqlRunner, query: &Query) -> Result<Vec<String>, String> {
+    let Some(clause) = query.extra.get("drop_columns_if") else {
+        return Ok(Vec::new());
+    };
+    let Some((prefixes, condition)) = clause.split_once(" when ") else {
+        return Err(format!(
+            "-- drop_columns_if: `{clause}` is not `PREFIXES when SQL`"
+        ));
+    };
+    let holds = runner
+        .one_boolean(condition)
+        .await
+        .map_err(|e| format!("-- drop_columns_if: {e}"))?;
+    Ok(match holds {
+        Some(true) => prefixes
+            .split(',')
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+            .map(str::to_string)
+            .collect(),
+        _ => Vec::new(),
     })
 }
 
@@ -733,7 +772,8 @@ mod tests {
     #[test]
     fn without_the_headers_nothing_changes() {
         let b = batch(vec![("param: a", strings(&[None]))]);
-        let (header, batches) = shape_columns(&query(""), header_of(&b), vec![b], false).unwrap();
+        let (header, batches) =
+            shape_columns(&query(""), header_of(&b), vec![b], false, &[]).unwrap();
         assert_eq!(header, ["param: a"]);
         assert_eq!(batches[0].num_columns(), 1);
     }
@@ -764,7 +804,7 @@ mod tests {
             ("n", Arc::new(Int64Array::from(vec![2]))),
         ]);
         let header = header_of(&first);
-        let (header, batches) = shape_columns(&q, header, vec![first, second], false).unwrap();
+        let (header, batches) = shape_columns(&q, header, vec![first, second], false, &[]).unwrap();
         // `other` is all NULL but lacks the prefix: kept. The order column goes.
         assert_eq!(header, ["name", "param: b", "param: a", "other", "n"]);
         assert_eq!(header_of(&batches[1]), header);
@@ -776,7 +816,7 @@ mod tests {
     fn no_rows_drop_every_prefixed_column() {
         let q = query("-- drop_null_columns: param:\n-- column_order_from: order\n");
         let header: Vec<String> = ["name", "param: a", "order"].map(String::from).to_vec();
-        let (header, batches) = shape_columns(&q, header, vec![], false).unwrap();
+        let (header, batches) = shape_columns(&q, header, vec![], false, &[]).unwrap();
         assert_eq!(header, ["name"]);
         assert!(batches.is_empty());
     }
@@ -788,10 +828,10 @@ mod tests {
             ("param: a", strings(&[None])),
             ("order", order(&[Some(&["param: a"])])),
         ]);
-        let e = shape_columns(&q, header_of(&b), vec![b], false).unwrap_err();
+        let e = shape_columns(&q, header_of(&b), vec![b], false, &[]).unwrap_err();
         assert!(e.contains("`param: a`"), "{e}");
         let b = batch(vec![("param: a", strings(&[Some("1")]))]);
-        let e = shape_columns(&q, header_of(&b), vec![b], false).unwrap_err();
+        let e = shape_columns(&q, header_of(&b), vec![b], false, &[]).unwrap_err();
         assert!(e.contains("no column `order`"), "{e}");
     }
 
@@ -803,9 +843,9 @@ mod tests {
             ("Roofline Bound", strings(&[Some("MEMORY_BOUND")])),
             ("Pct Roofline_mean", strings(&[None])),
         ]);
-        let (header, _) = shape_columns(&q, header_of(&b), vec![b.clone()], false).unwrap();
+        let (header, _) = shape_columns(&q, header_of(&b), vec![b.clone()], false, &[]).unwrap();
         assert_eq!(header, ["name"]);
-        let (header, _) = shape_columns(&q, header_of(&b), vec![b], true).unwrap();
+        let (header, _) = shape_columns(&q, header_of(&b), vec![b], true, &[]).unwrap();
         assert_eq!(header, ["name", "Roofline Bound", "Pct Roofline_mean"]);
     }
 

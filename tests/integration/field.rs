@@ -216,3 +216,127 @@ fn every_kernel_family_is_classified_as_its_samples_say() {
         );
     }
 }
+
+/// The platform comes from deviceProperties: by the GPU's name, else guessed
+/// from its class with a one-line warning naming the guess; `report` and the
+/// analysis say which platform and why.
+#[test]
+fn platforms_are_detected_by_name_or_guessed_by_class_and_reported_with_why() {
+    let rows = csv_rows(&[], &moe(), "SELECT platform, reason FROM session_platform");
+    assert_eq!(
+        rows[1],
+        strs(&["H800", "deviceProperties name 'NVIDIA H800'"])
+    );
+    let dir = tempfile::tempdir().expect("temp dir");
+    let kernel = serde_json::json!([{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7,
+        "ts": 1.0, "dur": 2.0, "args": {"device": 0, "stream": 7}}]);
+    let trace = |name: &str, props: serde_json::Value| {
+        let doc = serde_json::json!({"deviceProperties": [props], "traceEvents": kernel});
+        crate::util::write_file(dir.path(), name, doc.to_string().as_bytes())
+    };
+    let guessed = trace(
+        "gfx942.json",
+        serde_json::json!({"id": 0, "name": "AMD Radeon Graphics",
+            "gcnArchName": "gfx942:sramecc+:xnack-", "numSms": 304, "totalGlobalMem": 206141652992u64}),
+    );
+    let run = tracesql()
+        .args([
+            "query",
+            &guessed,
+            "--format",
+            "csv",
+            "-e",
+            "SELECT platform FROM session_platform",
+        ])
+        .run();
+    assert!(run.success(), "{}", run.stderr);
+    assert_eq!(run.stdout.lines().nth(1), Some("MI300X"));
+    let warnings: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("warning"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{}", run.stderr);
+    assert!(warnings[0].contains("guessed platform MI300X") && warnings[0].contains("gfx942"));
+    // An L4 is not an L40S; an unknown GPU gets no platform, and says why.
+    let l4 = trace(
+        "l4.json",
+        serde_json::json!({"id": 0, "name": "NVIDIA L4", "computeMajor": 8, "computeMinor": 9, "numSms": 58}),
+    );
+    assert_eq!(
+        csv_rows(&[], &l4, "SELECT platform FROM session_platform")[1],
+        strs(&["L4"])
+    );
+    let unknown = trace(
+        "unknown.json",
+        serde_json::json!({"id": 0, "name": "Mystery GPU"}),
+    );
+    let out = tempfile::tempdir().expect("temp dir");
+    let report = tracesql()
+        .args(["report", &unknown, "--out"])
+        .arg(out.path())
+        .run();
+    assert!(report.success(), "{}", report.stderr);
+    assert!(
+        report
+            .stderr
+            .contains("unknown: platform none (no GPU the catalog knows"),
+        "{}",
+        report.stderr
+    );
+    let report = tracesql()
+        .args(["report", &moe(), "--out"])
+        .arg(out.path().join("moe"))
+        .run();
+    assert!(
+        report
+            .stderr
+            .contains("moe_step: platform H800 (deviceProperties name 'NVIDIA H800')"),
+        "{}",
+        report.stderr
+    );
+    let analysis = tempfile::tempdir().expect("temp dir");
+    let run = tracesql()
+        .args(["analyze", &guessed, "--out"])
+        .arg(analysis.path())
+        .run();
+    assert!(run.success(), "{}", run.stderr);
+    let md = std::fs::read_to_string(analysis.path().join("standalone_analysis.md")).expect("md");
+    assert!(md.contains("MI300X (gfx942, 304 CUs"), "{md}");
+}
+
+/// A trace taken without record_shapes: the report says so in its header line
+/// (and trace_health), and the shape cells are empty, not the text `None`
+/// (TraceLens's own output for it is checked by the conformance harness:
+/// fixtures/conformance/no_record_shapes.json).
+#[test]
+fn traces_without_shapes_say_so_and_leave_shape_cells_empty() {
+    let trace = fixture("conformance/no_record_shapes.json");
+    let out = tempfile::tempdir().expect("temp dir");
+    let run = tracesql()
+        .args(["report", &trace, "--out"])
+        .arg(out.path())
+        .run();
+    assert!(run.success(), "{}", run.stderr);
+    assert!(
+        run.stderr.contains(
+            "shapes not recorded (record_shapes off) for 7 ops: their FLOPs, bytes and efficiency are unknown"
+        ),
+        "{}",
+        run.stderr
+    );
+    let sheet = std::fs::read_to_string(out.path().join("ops_unique_args.csv")).expect("sheet");
+    assert!(!sheet.contains("None"), "{sheet}");
+    let health = csv_rows(
+        &[],
+        &trace,
+        "SELECT count, round(gpu_time_pct, 6) FROM trace_health WHERE check = 'shapes_not_recorded'",
+    );
+    assert_eq!(health[1], strs(&["7", "100.0"]));
+    let with_shapes = csv_rows(
+        &[],
+        &fixture("conformance/integer_times.json"),
+        "SELECT count FROM trace_health WHERE check = 'shapes_not_recorded'",
+    );
+    assert_eq!(with_shapes[1], strs(&["0"]));
+}

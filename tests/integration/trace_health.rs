@@ -79,13 +79,15 @@ fn every_check_finds_its_defect() {
             .unwrap_or_else(|| panic!("no row for {check}: {found:?}"))
             .clone()
     };
-    assert_eq!(found.len(), 9, "one row per check: {found:?}");
+    assert_eq!(found.len(), 10, "one row per check: {found:?}");
     // (check, severity, count, GPU time, example uids)
     let expected = [
         ("unlinked_gpu_work", "warning", "1", "10.0", "14"),
         ("stream_overlap", "warning", "1", "5.0", "13"),
         ("duplicate_correlation", "warning", "1", "4.0", "6"),
         ("launch_after_op_end", "warning", "1", "10.0", "3"),
+        // op_a (uid 1) launches k1 and records no shapes.
+        ("shapes_not_recorded", "warning", "1", "10.0", "1"),
         ("zero_durations", "info", "1", "", "8"),
         ("flows_missing_an_end", "info", "1", "", "16"),
         ("outside_profiled_window", "info", "3", "4.0", "9 10 15"),
@@ -104,7 +106,7 @@ fn a_clean_trace_passes_every_warning_check() {
         &trace,
         "SELECT check, count FROM trace_health WHERE severity = 'warning' ORDER BY check",
     );
-    assert_eq!(warnings.len(), 4);
+    assert_eq!(warnings.len(), 5);
     assert!(warnings.iter().all(|r| r[1] == "0"), "{warnings:?}");
     // cudaDeviceSynchronize's flow has a start only (fixtures/README.md).
     let flows = rows(
@@ -118,7 +120,8 @@ fn a_clean_trace_passes_every_warning_check() {
 fn report_and_analyze_print_the_summary_line() {
     let dir = tempfile::tempdir().expect("temp dir");
     let trace = defective_trace(dir.path());
-    let line = "defective: reports cover 74.4% of GPU time; 4 warnings: see trace_health";
+    let line = "defective: reports cover 74.4% of GPU time; 5 warnings: see trace_health; \
+                shapes not recorded (record_shapes off) for 1 op: their FLOPs, bytes and efficiency are unknown";
     let out = dir.path().join("out");
     let run = tracesql().args(["report", &trace, "--out"]).arg(&out).run();
     assert!(run.success(), "{}", run.stderr);
@@ -127,7 +130,7 @@ fn report_and_analyze_print_the_summary_line() {
     assert!(run.success(), "{}", run.stderr);
     assert!(
         run.stdout
-            .contains("Trace health: reports cover 74.4% of GPU time; 4 warnings"),
+            .contains("Trace health: reports cover 74.4% of GPU time; 5 warnings"),
         "{}",
         run.stdout
     );
@@ -165,6 +168,7 @@ fn the_analyzer_turns_each_warning_into_a_finding() {
         [
             "duplicate_correlation",
             "launch_after_op_end",
+            "shapes_not_recorded",
             "stream_overlap",
             "unlinked_gpu_work"
         ]

@@ -6,9 +6,11 @@
 //! memory-bound otherwise (equivalently: its FLOPs/byte is above or below the
 //! ridge point P/BW). Efficiency is roofline time / measured kernel time, in %.
 
+pub mod detect;
 pub mod platforms;
 mod udf;
 
+pub use detect::{detect_platform, Detection, DeviceProps};
 pub use platforms::{
     builtin_platforms, merge_platforms, parse_platforms, platform_for_device, Platform,
 };

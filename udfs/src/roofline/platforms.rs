@@ -49,7 +49,11 @@ pub const LINK_COLUMNS: [&str; 2] = ["intra_node_gb_s", "inter_node_gb_s"];
 /// Datasheet GPU-to-GPU bandwidth per GPU and direction, GB/s: NVLink 4 on
 /// H100/H200 (900 GB/s bidirectional), NVLink 3 on A100 (600), NVLink 5 on
 /// B200 (1800), NVLink 2 on V100 (300); Infinity Fabric on MI300X/MI325X (7
-/// links × 64 GB/s) and MI355X (7 × 76.8).
+/// links × 64 GB/s) and MI355X/MI350X (7 × 76.8). NVLink 4 on H20 and GH200
+/// (900), 400 GB/s on the export parts H800 and A800, NVLink 5 on B300/GB200
+/// (1800), the A100 40GB row as SXM4 (600). PCIe cards (H100 PCIe/NVL, A100
+/// 80GB PCIe, L40S, L4) have none: an NVLink bridge joins only pairs. MI250X
+/// and MI300A: left unknown.
 const BUILTIN_LINKS: &[(&str, f64)] = &[
     ("H100", 450.0),
     ("H200", 450.0),
@@ -59,6 +63,14 @@ const BUILTIN_LINKS: &[(&str, f64)] = &[
     ("MI300X", 448.0),
     ("MI325X", 448.0),
     ("MI355X", 537.6),
+    ("MI350X", 537.6),
+    ("H800", 200.0),
+    ("H20", 450.0),
+    ("GH200", 450.0),
+    ("A100 40GB", 300.0),
+    ("A800", 200.0),
+    ("B300", 900.0),
+    ("GB200", 900.0),
 ];
 
 impl Platform {
@@ -141,7 +153,119 @@ const BUILTIN: &[Row] = &[
          Some(7.8), Some(15.7), Some(31.4), None],
         "NVIDIA V100 SXM2 datasheet; no bf16 support",
     ),
+    // Rows below: one per part, the parts `detect` tells apart. Dense figures are
+    // half the datasheets' sparse (*) ones where only those are given.
+    (
+        "H100 PCIe",
+        2.0,
+        [Some(51.0), Some(51.0), Some(756.5), Some(756.5), Some(1513.0), None,
+         Some(26.0), Some(51.0), Some(102.0), Some(102.0)],
+        "NVIDIA H100 Tensor Core GPU datasheet, H100 PCIe 80GB column (dense = half the sparse figures); matrix fp32 = FP32 CUDA-core peak; vector fp16/bf16 taken as 2x fp32 as on H100 SXM",
+    ),
+    (
+        "H100 NVL",
+        3.9,
+        [Some(60.0), Some(60.0), Some(835.5), Some(835.5), Some(1670.5), None,
+         Some(30.0), Some(60.0), Some(120.0), Some(120.0)],
+        "NVIDIA H100 Tensor Core GPU datasheet, H100 NVL 94GB column (dense = half the sparse figures); matrix fp32 = FP32 CUDA-core peak; vector fp16/bf16 taken as 2x fp32",
+    ),
+    (
+        "H800",
+        3.35,
+        [Some(1.0), Some(67.0), Some(989.4), Some(989.4), Some(1978.9), None,
+         Some(1.0), Some(67.0), Some(133.8), Some(133.8)],
+        "NVIDIA H800 SXM5 datasheet (China export part: FP64 and FP64 tensor 1 TFLOPS, NVLink 400 GB/s); other peaks as H100 SXM (dense)",
+    ),
+    (
+        "H20",
+        4.0,
+        [Some(1.0), Some(44.0), Some(148.0), Some(148.0), Some(296.0), None,
+         Some(1.0), Some(44.0), Some(88.0), Some(88.0)],
+        "NVIDIA H20 product brief (96GB HBM3; dense: FP8 296, BF16/FP16 148, TF32 74, FP32 44, FP64 1 TFLOPS); no public NVIDIA datasheet page found, figures as the brief is widely quoted; vector fp16/bf16 taken as 2x fp32",
+    ),
+    (
+        "GH200",
+        4.0,
+        [Some(67.0), Some(67.0), Some(989.4), Some(989.4), Some(1978.9), None,
+         Some(34.0), Some(67.0), Some(133.8), Some(133.8)],
+        "NVIDIA GH200 Grace Hopper Superchip datasheet, GPU side: 96GB HBM3 at 4 TB/s (the 144GB HBM3e part has 4.9 TB/s); compute as H100 SXM (dense)",
+    ),
+    (
+        "A100 40GB",
+        1.555,
+        [Some(19.5), Some(19.5), Some(312.0), Some(312.0), None, None,
+         Some(9.7), Some(19.5), Some(78.0), Some(39.0)],
+        "NVIDIA A100 datasheet, 40GB columns (SXM4 and PCIe: 1,555 GB/s; dense tensor core)",
+    ),
+    (
+        "A100 80GB PCIe",
+        1.935,
+        [Some(19.5), Some(19.5), Some(312.0), Some(312.0), None, None,
+         Some(9.7), Some(19.5), Some(78.0), Some(39.0)],
+        "NVIDIA A100 datasheet, A100 80GB PCIe column (1,935 GB/s; dense tensor core)",
+    ),
+    (
+        "A800",
+        2.039,
+        [Some(19.5), Some(19.5), Some(312.0), Some(312.0), None, None,
+         Some(9.7), Some(19.5), Some(78.0), Some(39.0)],
+        "NVIDIA A800 SXM4 80GB datasheet (China export part: A100 80GB SXM peaks, NVLink 400 GB/s)",
+    ),
+    (
+        "B300",
+        8.0,
+        [Some(1.25), Some(75.0), Some(2250.0), Some(2250.0), Some(4500.0), Some(13500.0),
+         Some(1.25), Some(75.0), Some(150.0), Some(150.0)],
+        "NVIDIA HGX B300 datasheet per GPU (1/8 of HGX; dense = sparse/2 except FP4 13.5 PF dense as given; FP64 1.25); vector fp16/bf16 taken as 2x fp32",
+    ),
+    (
+        "GB200",
+        8.0,
+        [Some(45.0), Some(90.0), Some(2500.0), Some(2500.0), Some(5000.0), Some(10000.0),
+         Some(45.0), Some(90.0), Some(180.0), Some(180.0)],
+        "NVIDIA GB200 NVL72 datasheet per GPU (1/72 of the rack, one B200-class GPU of the superchip; dense = half the sparse figures; 186 GB HBM3e at 8 TB/s); vector fp16/bf16 taken as 2x fp32",
+    ),
+    (
+        "L40S",
+        0.864,
+        [None, Some(91.6), Some(362.05), Some(362.05), Some(733.0), None,
+         None, Some(91.6), Some(91.6), Some(91.6)],
+        "NVIDIA L40S datasheet (dense tensor core; 48GB GDDR6 at 864 GB/s); no FP64 figure; vector fp16/bf16 taken equal to fp32 (Ada runs them at the fp32 rate)",
+    ),
+    (
+        "L4",
+        0.3,
+        [None, Some(30.3), Some(121.0), Some(121.0), Some(242.5), None,
+         None, Some(30.3), Some(30.3), Some(30.3)],
+        "NVIDIA L4 datasheet (dense = half the sparse figures; 24GB GDDR6 at 300 GB/s); no FP64 figure; vector fp16/bf16 taken equal to fp32",
+    ),
+    (
+        "MI250X",
+        1.6,
+        [Some(47.9), Some(47.9), Some(191.5), Some(191.5), None, None,
+         Some(23.9), Some(23.9), Some(23.9), Some(23.9)],
+        "AMD Instinct MI250X datasheet, per GCD: half the OAM's 3.2 TB/s, 95.7 TF matrix fp64/fp32, 383 TF fp16/bf16, 47.9 TF vector (ROCm shows each GCD as a device); vector fp16/bf16 taken equal to vector fp32",
+    ),
+    (
+        "MI300A",
+        5.3,
+        [Some(122.6), Some(122.6), Some(980.6), Some(980.6), Some(1961.2), None,
+         Some(61.3), Some(122.6), Some(122.6), Some(122.6)],
+        "AMD Instinct MI300A datasheet (dense; 128GB HBM3 shared with the CPU); vector fp16/bf16 taken equal to vector fp32",
+    ),
+    (
+        "MI350X",
+        8.0,
+        [Some(72.1), Some(144.2), Some(2306.9), Some(2306.9), Some(4613.8), Some(9227.5),
+         Some(72.1), Some(144.2), Some(144.2), Some(144.2)],
+        "AMD Instinct MI350X datasheet (dense; 2.2 GHz vs MI355X's 2.4); vector fp16/bf16 taken equal to vector fp32",
+    ),
 ];
+
+/// The names of the built-in platforms.
+pub fn builtin_names() -> Vec<String> {
+    BUILTIN.iter().map(|r| r.0.to_string()).collect()
+}
 
 /// The built-in platforms.
 pub fn builtin_platforms() -> Vec<Platform> {
@@ -166,20 +290,12 @@ pub fn builtin_platforms() -> Vec<Platform> {
 }
 
 /// The platform a device name (from a trace's `deviceProperties`) is, if known:
-/// `NVIDIA H100 80GB HBM3` → `H100`, `AMD Instinct MI300X VF` → `MI300X`.
+/// `NVIDIA H100 80GB HBM3` → `H100`, `NVIDIA H100 PCIe` → `H100 PCIe`,
+/// `AMD Instinct MI300X VF` → `MI300X`. By name only; with the other device
+/// properties, [`super::detect::detect_platform`] also guesses from the
+/// architecture.
 pub fn platform_for_device(device: &str, platforms: &[Platform]) -> Option<String> {
-    let upper = device.to_ascii_uppercase();
-    let tokens: Vec<&str> = upper
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .filter(|t| !t.is_empty())
-        .collect();
-    // Longest names first so MI300X is not taken for a shorter name.
-    let mut names: Vec<&Platform> = platforms.iter().collect();
-    names.sort_by_key(|p| std::cmp::Reverse(p.name.len()));
-    names
-        .into_iter()
-        .find(|p| tokens.iter().any(|t| *t == p.name.to_ascii_uppercase()))
-        .map(|p| p.name.clone())
+    super::detect::platform_for_name(device, platforms)
 }
 
 /// Merges `extra` into `base`: same name (case-insensitive) replaces, new names add.
@@ -356,7 +472,29 @@ mod tests {
     fn builtin_covers_the_required_platforms() {
         let names: Vec<String> = builtin_platforms().into_iter().map(|p| p.name).collect();
         for required in [
-            "MI300X", "MI325X", "MI355X", "MI400", "H100", "H200", "A100", "B200",
+            "MI300X",
+            "MI325X",
+            "MI355X",
+            "MI400",
+            "H100",
+            "H200",
+            "A100",
+            "B200",
+            "A100 40GB",
+            "A800",
+            "H100 PCIe",
+            "H800",
+            "H20",
+            "GH200",
+            "B300",
+            "GB200",
+            "L40S",
+            "L4",
+            "MI250X",
+            "MI300A",
+            "MI350X",
+            "MI210",
+            "V100",
         ] {
             assert!(names.iter().any(|n| n == required), "{required} missing");
         }
