@@ -340,3 +340,40 @@ fn traces_without_shapes_say_so_and_leave_shape_cells_empty() {
     );
     assert_eq!(with_shapes[1], strs(&["0"]));
 }
+
+/// A decode step whose custom all-reduce kernels (TensorRT-LLM, vLLM,
+/// SymmetricMemory) run on the compute stream: all communication, all exposed;
+/// TraceLens sees only vLLM's.
+#[test]
+fn custom_all_reduce_kernels_are_exposed_communication() {
+    let trace = fixture("field/decode_step.json");
+    let sql = "SELECT computation_time, exposed_comm_time, busy_time, total_comm_time FROM gpu_time_totals";
+    assert_eq!(
+        csv_rows(&[], &trace, sql)[1],
+        strs(&["300.0", "100.0", "400.0", "100.0"])
+    );
+    assert_eq!(
+        csv_rows(&["--tracelens-compat"], &trace, sql)[1],
+        strs(&["370.0", "30.0", "400.0", "30.0"])
+    );
+    let kinds = csv_rows(
+        &[],
+        &trace,
+        "SELECT kernel_family, collective_kind, scope_name FROM classified_kernels \
+         WHERE class = 'communication' ORDER BY ts",
+    );
+    assert_eq!(
+        kinds[1..],
+        [
+            strs(&["trtllm", "allreduce", "decode"]),
+            strs(&["vllm", "allreduce", "decode"]),
+            strs(&["torch_symm_mem", "allreduce", "decode"]),
+        ]
+    );
+    let phase = csv_rows(
+        &[],
+        &trace,
+        "SELECT name, kernels, comm_time, exposed_comm_time FROM phases",
+    );
+    assert_eq!(phase[1], strs(&["decode", "6", "100.0", "100.0"]));
+}
