@@ -1,5 +1,5 @@
 -- name: unified_perf_events
--- version: 1
+-- version: 2
 -- kind: view
 -- description: The ops unified_perf_summary counts, one row each: the topmost op with a perf model on every call path, else the op that launched the kernels, plus a synthetic op per kernel nothing collected; with CPU duration, kernels, kernel time and perf metrics.
 --
@@ -22,7 +22,11 @@
 -- Kernels that no collected op covers (collectives left out) become synthetic ops
 -- named "<op>-><kernel> (Synthetic Op)", copies of the nearest cpu_op above the
 -- kernel, or of its launch call when there is no cpu_op; their uids follow the
--- trace's last uid, launch-call copies first, each in kernel uid order.
+-- trace's last uid, launch-call copies first, each in kernel uid order. In
+-- default mode a kernel with no cpu_op above it is named after its scope (the
+-- python frame or annotation around its launch, linked_kernels.scope_name), or
+-- "<kernel> (Synthetic Op)" when nothing is around it: never after the launch
+-- call.
 -- Not reproduced: the "sole backward op of a forward op with a model" rule
 -- (TraceLens then reports the backward op with the forward op's backward
 -- metrics). It only applies to a backward op with GPU work and no modelled op
@@ -33,7 +37,7 @@
 -- Columns:
 --   trace: the trace file the row comes from
 --   uid: the event (synthetic ops: a new uid after the trace's last)
---   name: the op name (synthetic ops: "<op>-><kernel> (Synthetic Op)")
+--   name: the op name (synthetic ops: "<op or scope>-><kernel> (Synthetic Op)")
 --   seq: the order TraceLens collects them in (by CPU start; synthetic ops last)
 --   op_category: registry / name pattern / first-kernel fallback
 --   process_name: name of the op's process (trace metadata)
@@ -86,7 +90,12 @@ synthetic_rows AS (
   SELECT p.trace,
          u.uid + row_number() OVER (PARTITION BY p.trace
                                     ORDER BY p.parent_uid IS NOT NULL, p.uid) AS uid,
-         coalesce(o.name, e.name) || '->' || p.name || ' (Synthetic Op)' AS name,
+         coalesce(
+           CASE
+             WHEN o.name IS NOT NULL THEN o.name
+             WHEN tracelens_compat() THEN e.name
+             WHEN p.scope_kind IN ('python', 'annotation') THEN p.scope_name
+           END || '->', '') || p.name || ' (Synthetic Op)' AS name,
          CAST(NULL AS DOUBLE) AS order_ts,
          coalesce(o.process_name, th.process_name) AS process_name,
          coalesce(o.process_label, th.process_label) AS process_label,

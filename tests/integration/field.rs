@@ -173,6 +173,26 @@ fn work_without_an_aten_op_goes_to_its_named_scope_never_to_the_launch_call() {
     let sheet = std::fs::read_to_string(out.path().join("ops_summary.csv")).expect("ops_summary");
     assert!(sheet.contains("aten::mm"), "{sheet}");
     assert!(!sheet.contains("Launch"), "{sheet}");
+    // Nor among unified_perf_summary's synthetic ops, named after the scope.
+    let unified = csv_rows(
+        &[],
+        &moe(),
+        "SELECT name FROM unified_perf_events ORDER BY name",
+    );
+    assert_eq!(
+        unified[1][0],
+        "Torch-Compiled Region: 0/0->triton_poi_fused_add_0 (Synthetic Op)"
+    );
+    assert!(
+        unified.iter().all(|r| !r[0].contains("Launch")),
+        "{unified:?}"
+    );
+    let compat = csv_rows(
+        &["--tracelens-compat"],
+        &moe(),
+        "SELECT count(*) FROM unified_perf_events WHERE name LIKE 'cudaLaunchKernelExC->%'",
+    );
+    assert_eq!(compat[1], strs(&["2"]));
 }
 
 /// Every sample name of fixtures/kernel_names.json (real kernel symbols of each
@@ -376,4 +396,42 @@ fn custom_all_reduce_kernels_are_exposed_communication() {
         "SELECT name, kernels, comm_time, exposed_comm_time FROM phases",
     );
     assert_eq!(phase[1], strs(&["decode", "6", "100.0", "100.0"]));
+}
+
+/// The analysis reports hidden communication as what works, and exposed
+/// communication as a finding that names its phase.
+#[test]
+fn the_analysis_names_the_phase_of_exposed_communication_and_credits_hidden_communication() {
+    let out = tempfile::tempdir().expect("temp dir");
+    let run = tracesql()
+        .args(["analyze", &moe(), "--out"])
+        .arg(out.path())
+        .run();
+    assert!(run.success(), "{}", run.stderr);
+    let text = std::fs::read_to_string(out.path().join("findings.json")).expect("findings");
+    let findings: serde_json::Value = serde_json::from_str(&text).expect("json");
+    let find = |rule: &str| {
+        findings
+            .as_array()
+            .expect("list")
+            .iter()
+            .find(|f| f["rule"] == rule)
+            .unwrap_or_else(|| panic!("no {rule} finding: {text}"))
+            .clone()
+    };
+    let exposed = find("exposed_communication");
+    let message = exposed["message"].as_str().unwrap_or_default();
+    // 100 µs exposed of a 970 µs span, all of it in moe_layer.
+    assert!(message.contains("0.1 ms, 10.31% of the trace"), "{message}");
+    assert!(
+        message.contains("Most of it in phase moe_layer (0.1 ms exposed)"),
+        "{message}"
+    );
+    let hidden = find("hidden_communication");
+    assert_eq!(hidden["severity"], "info");
+    let message = hidden["message"].as_str().unwrap_or_default();
+    assert!(
+        message.starts_with("0.3 ms of 0.4 ms of communication (75.0%, 2 kernels)"),
+        "{message}"
+    );
 }
