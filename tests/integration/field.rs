@@ -435,3 +435,34 @@ fn the_analysis_names_the_phase_of_exposed_communication_and_credits_hidden_comm
         "{message}"
     );
 }
+
+/// A user adds a kernel family with `--queries`: a file named kernel_classes
+/// replaces the shipped table, and every view follows.
+#[test]
+fn users_extend_kernel_classes_with_their_own_file() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let shipped = std::fs::read_to_string(crate::util::package_path(
+        "queries/views/kernel_classes.sql",
+    ))
+    .expect("kernel_classes.sql");
+    // The shipped rows plus one: GEMMs of this fixture count as a (made-up)
+    // in-house all-gather kernel.
+    let extended = shipped.replacen(
+        "SELECT family, pattern, class, collective_kind, CAST(priority AS BIGINT) AS priority, source FROM (VALUES\n",
+        "SELECT family, pattern, class, collective_kind, CAST(priority AS BIGINT) AS priority, source FROM (VALUES\n  ('inhouse', '^sm90_xmma_gemm', 'communication', 'allgather', 1, 'our own kernels'),\n",
+        1,
+    );
+    assert_ne!(extended, shipped, "the VALUES line moved: update this test");
+    let queries = dir.path().join("queries");
+    std::fs::create_dir(&queries).expect("dir");
+    std::fs::write(queries.join("kernel_classes.sql"), extended).expect("write");
+    let flag = format!("--queries={}", queries.display());
+    let rows = csv_rows(
+        &[&flag],
+        &moe(),
+        "SELECT total_comm_time, computation_time FROM gpu_time_totals",
+    );
+    // The GEMMs join the DeepEP kernels as communication: busy [200, 500) and
+    // [600, 900); computation is what is left (Triton 40, add 10, fill 10).
+    assert_eq!(rows[1], strs(&["600.0", "60.0"]));
+}
