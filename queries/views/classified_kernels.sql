@@ -82,12 +82,24 @@ annotations AS (
   FROM events
   WHERE cat = 'user_annotation' AND ph = 'X' AND dur > 0 AND NOT tracelens_compat()
 ),
-around AS (
-  SELECT b.trace, b.uid, a.uid AS scope_uid, a.name AS scope_name,
-    row_number() OVER (PARTITION BY b.trace, b.uid
-      ORDER BY a.tid = b.tid DESC, a.ts DESC, a.t_end, a.uid) AS pick
+-- Annotations around each bare launch: on its thread (an equi-join per
+-- thread), and the ProfilerStep#N of its process (few) for launches from other
+-- threads.
+containing AS (
+  SELECT b.trace, b.uid, a.uid AS scope_uid, a.name AS scope_name, 0 AS other_thread,
+    a.ts, a.t_end
+  FROM bare b JOIN annotations a ON a.trace = b.trace AND a.pid = b.pid AND a.tid = b.tid
+  WHERE b.at >= a.ts AND b.at < a.t_end
+  UNION ALL
+  SELECT b.trace, b.uid, a.uid, a.name, 1, a.ts, a.t_end
   FROM bare b JOIN annotations a ON a.trace = b.trace AND a.pid = b.pid
-  WHERE b.at >= a.ts AND b.at < a.t_end AND (a.tid = b.tid OR a.step)
+  WHERE a.step AND a.tid <> b.tid AND b.at >= a.ts AND b.at < a.t_end
+),
+around AS (
+  SELECT trace, uid, scope_uid, scope_name,
+    row_number() OVER (PARTITION BY trace, uid
+      ORDER BY other_thread, ts DESC, t_end, scope_uid) AS pick
+  FROM containing
 ),
 scopes AS (
   SELECT b.trace, b.uid,

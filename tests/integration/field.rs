@@ -466,3 +466,42 @@ fn users_extend_kernel_classes_with_their_own_file() {
     // [600, 900); computation is what is left (Triton 40, add 10, fill 10).
     assert_eq!(rows[1], strs(&["600.0", "60.0"]));
 }
+
+/// An annotation holds the bare launches of its own thread; from another
+/// thread only the process's ProfilerStep#N does.
+#[test]
+fn a_launch_from_another_thread_belongs_to_the_step_not_to_an_annotation_of_another_thread() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let annotation = |name: &str, ts: f64, dur: f64| {
+        serde_json::json!({"ph": "X", "cat": "user_annotation", "name": name, "pid": 1, "tid": 1,
+            "ts": ts, "dur": dur})
+    };
+    let launch = |tid: i64, corr: i64, ts: f64| {
+        [
+            serde_json::json!({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel",
+                "pid": 1, "tid": tid, "ts": ts, "dur": 2.0, "args": {"correlation": corr}}),
+            serde_json::json!({"ph": "X", "cat": "kernel", "name": format!("k{tid}"), "pid": 0,
+                "tid": 7, "ts": ts + 10.0 * tid as f64, "dur": 5.0,
+                "args": {"correlation": corr, "device": 0, "stream": 7}}),
+        ]
+    };
+    let mut events = vec![
+        annotation("ProfilerStep#1", 0.0, 100.0),
+        annotation("inner", 10.0, 40.0),
+    ];
+    events.extend(launch(1, 1, 20.0));
+    events.extend(launch(2, 2, 21.0));
+    let trace = write_trace(dir.path(), "threads.json", serde_json::Value::Array(events));
+    let rows = csv_rows(
+        &[],
+        &trace,
+        "SELECT name, scope_kind, scope_name FROM linked_kernels ORDER BY name",
+    );
+    assert_eq!(
+        rows[1..],
+        [
+            strs(&["k1", "annotation", "inner"]),
+            strs(&["k2", "annotation", "ProfilerStep#1"])
+        ]
+    );
+}
