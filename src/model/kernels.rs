@@ -17,7 +17,7 @@ pub const DOC: TableDoc = TableDoc {
         col!("uid", Int64, "Event uid."),
         col!("name", Utf8Dict, "Kernel name, or e.g. 'Memcpy DtoH (Device -> Pinned)'."),
         col!("cat", Utf8Dict, "kernel, gpu_memcpy or gpu_memset."),
-        col!("class", Utf8Dict, "compute, communication (NCCL/RCCL collectives), memcpy or memset. ROCm copy kernels (MEMORY_COPY_*, __amd_rocclr_copyBuffer*) count as memcpy."),
+        col!("class", Utf8Dict, "TraceLens's class: compute, communication (name holds nccl, rccl or cross_device_reduce), memcpy or memset; ROCm copy kernels (MEMORY_COPY_*, __amd_rocclr_copyBuffer*) count as memcpy. The reports count view classified_kernels' class instead (kernel_classes: DeepEP, NVSHMEM, custom all-reduce, ...), which equals this one under --tracelens-compat."),
         col!("ts", Float64, "GPU start, µs."),
         col!("dur", Float64, "GPU duration, µs."),
         col!("t_end", Float64, "ts + dur in f64, µs."),
