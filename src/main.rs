@@ -48,6 +48,17 @@ struct Cli {
     /// tests/conformance/DIFFERENCES.md). Queries read it as `tracelens_compat()`.
     #[arg(long, global = true)]
     tracelens_compat: bool,
+    /// Read every input as this format instead of telling it from the
+    /// content: kineto (PyTorch profiler JSON), rocprofv3 (rocprofv3 JSON) or
+    /// pftrace (Perfetto-style JSON, e.g. a rocprofv3 .pftrace through traceconv).
+    #[arg(long, global = true, value_name = "FORMAT", value_parser = parse_format)]
+    format_hint: Option<tracesql::ingest::SourceFormat>,
+    /// A report option, NAME=VALUE (repeatable): what TraceLens's reports take
+    /// as options, e.g. pftrace.include_nonlaunch_apis=true or
+    /// pftrace.min_event_ns=1000. Queries read them as setting('NAME', default);
+    /// a name no query reads is an error that lists the known ones.
+    #[arg(long = "set", global = true, value_name = "NAME=VALUE", value_parser = parse_setting)]
+    settings: Vec<(String, String)>,
     #[command(subcommand)]
     command: Option<Command>,
     /// Trace files to open in the REPL (`tracesql TRACE...` is `tracesql repl TRACE...`).
@@ -287,12 +298,38 @@ fn main() -> ExitCode {
     }
 }
 
+/// One `--set NAME=VALUE`.
+fn parse_setting(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((name, value)) if !name.trim().is_empty() => {
+            Ok((name.trim().to_string(), value.to_string()))
+        }
+        _ => Err(format!("expected NAME=VALUE, got '{text}'")),
+    }
+}
+
+/// `--format-hint`'s value.
+fn parse_format(name: &str) -> Result<tracesql::ingest::SourceFormat, String> {
+    tracesql::ingest::SourceFormat::parse(name).ok_or_else(|| {
+        let known: Vec<&str> = (tracesql::ingest::SourceFormat::ALL.iter())
+            .map(|f| f.as_str())
+            .collect();
+        format!("unknown format '{name}' (known: {})", known.join(", "))
+    })
+}
+
 fn run(cli: Cli) -> Result<(), Error> {
+    if let Some(format) = cli.format_hint {
+        tracesql::ingest::format::set_hint(format);
+    }
     let catalog = match &cli.queries {
         Some(dir) => Catalog::with_user_dir(dir),
         None => Catalog::builtin(),
     }
     .map_err(|e| Error::Usage(e.to_string()))?;
+    catalog
+        .check_setting_names(cli.settings.iter().map(|(name, _)| name))
+        .map_err(Error::Usage)?;
     read_session_options(&cli)?;
     let command = cli.command.unwrap_or(Command::Repl { traces: cli.traces });
     match command {
@@ -468,6 +505,7 @@ struct SessionOptions {
     extra_platforms: Vec<tracesql_udfs::roofline::Platform>,
     platform: Option<String>,
     tracelens_compat: bool,
+    settings: std::collections::BTreeMap<String, String>,
 }
 
 static SESSION_OPTIONS: std::sync::OnceLock<SessionOptions> = std::sync::OnceLock::new();
@@ -483,6 +521,7 @@ fn read_session_options(cli: &Cli) -> Result<(), Error> {
         extra_platforms: extra,
         platform: cli.platform.clone(),
         tracelens_compat: cli.tracelens_compat,
+        settings: cli.settings.iter().cloned().collect(),
     });
     Ok(())
 }
@@ -493,6 +532,9 @@ fn apply_session_options(engine: &Engine) -> Result<(), Error> {
         return Ok(());
     };
     engine.set_tracelens_compat(options.tracelens_compat);
+    engine
+        .set_settings(options.settings.clone())
+        .map_err(Error::Usage)?;
     if !options.extra_platforms.is_empty() {
         engine
             .extend_platforms(options.extra_platforms.clone())

@@ -29,7 +29,8 @@
 //! | `-- drop_null_columns: PREFIX, ...` | leave out the columns whose name starts with one of the prefixes and that are NULL in every row (e.g. `param:`, for columns only some data has) |
 //! | `-- platform_columns: PREFIX, ...` | leave out the columns whose name starts with one of the prefixes when the session has no platform (`--platform`, `SET platform`, or detected): the roofline columns |
 //! | `-- integer_if: COLUMNS when SQL; ...` | when the scalar query SQL is true, the listed columns (`*` matches any text: `rank_*_ts`) print as integers where they have no NULL and every value is whole (pandas keeps JSON integers as int64 only without missing values) |
-//! | `-- drop_columns_if: PREFIXES when SQL` | when the scalar query SQL is true, columns whose names start with one of the prefixes are left out (TraceLens writes some columns only when its data had them at all) |
+//! | `-- drop_columns_if: PREFIXES when SQL` | when the scalar query SQL is true, columns whose names start with one of the prefixes are left out (TraceLens writes some columns only when its data had them at all, or only under some options); several clauses are separated by ` ; ` |
+//! | `-- formats: kineto, rocprofv3, pftrace, jax` | reports only: the input formats the report is for (default kineto); it runs when a trace of one of them is loaded |
 //! | `-- spread_from: VIEW` | per-rank cells spread over columns of their own (`rank_0_ts`, ...): VIEW's rows `key, ord, column, num, txt` (see `report/spread.rs`); inserted before `-- spread_before: COLUMN` when given |
 //! | `-- column_order_from: COLUMN` | `COLUMN` (a list of strings, from its first non-NULL row) names result columns: they are written in the order of their first listing, in the positions they take together; `COLUMN` itself is not written, and naming a column the result lacks is an error |
 //!
@@ -80,6 +81,44 @@ pub struct Query {
     /// The SQL after the header.
     pub sql: String,
     pub origin: Origin,
+}
+
+impl Query {
+    /// The trace formats a report is for (`-- formats: rocprofv3, pftrace`):
+    /// TraceLens's reports differ by input, and several share a sheet name
+    /// (`gpu_timeline`, `kernel_summary`). Unsaid, a report is for Kineto.
+    pub fn formats(&self) -> Vec<&str> {
+        match self.extra.get("formats") {
+            Some(list) => list
+                .split(',')
+                .map(str::trim)
+                .filter(|f| !f.is_empty())
+                .collect(),
+            None => vec!["kineto"],
+        }
+    }
+
+    /// When the query runs, as one SQL boolean (None: always): its `-- when:`
+    /// and, for a report, that a trace of one of its formats is loaded.
+    pub fn condition(&self) -> Option<String> {
+        let when = self.extra.get("when").cloned();
+        if self.kind != QueryKind::Report {
+            return when;
+        }
+        let formats: Vec<String> = self
+            .formats()
+            .iter()
+            .map(|f| format!("'\"{}\"'", f.replace('\'', "''")))
+            .collect();
+        let loaded = format!(
+            "(SELECT count(*) FROM trace_meta WHERE key = 'source_format' AND value IN ({})) > 0",
+            formats.join(", ")
+        );
+        Some(match when {
+            Some(when) => format!("{loaded} AND ({when})"),
+            None => loaded,
+        })
+    }
 }
 
 /// Problems with query files, reported with the file they concern.
@@ -149,6 +188,30 @@ impl Catalog {
     /// Every query, sorted by name.
     pub fn iter(&self) -> impl Iterator<Item = &Query> {
         self.queries.values()
+    }
+
+    /// The report options (`--set NAME=VALUE`) the queries read with
+    /// `setting('NAME', default)`.
+    pub fn setting_names(&self) -> std::collections::BTreeSet<String> {
+        self.iter()
+            .flat_map(|q| tracesql_udfs::setting::names_in(&q.sql))
+            .collect()
+    }
+
+    /// `Err` naming the first of `names` no query reads, with the ones they
+    /// read: a mistyped option would else change nothing, silently.
+    pub fn check_setting_names<'a>(
+        &self,
+        mut names: impl Iterator<Item = &'a String>,
+    ) -> Result<(), String> {
+        let known = self.setting_names();
+        match names.find(|n| !known.contains(*n)) {
+            None => Ok(()),
+            Some(unknown) => Err(format!(
+                "unknown setting '{unknown}' (the queries read: {})",
+                known.into_iter().collect::<Vec<_>>().join(", ")
+            )),
+        }
     }
 
     /// Queries of one kind, in their `order` header (then name) order.

@@ -40,6 +40,8 @@ pub struct Engine {
     /// Whether the session holds a comparison's tables, so that its views are
     /// registered with the others (`enable_comparison_views`).
     comparison_views: std::sync::atomic::AtomicBool,
+    /// Report options given with `--set name=value` (`setting()` in SQL).
+    settings: std::sync::RwLock<BTreeMap<String, String>>,
 }
 
 impl Default for Engine {
@@ -80,6 +82,7 @@ impl Engine {
             schema,
             tracelens_compat: Default::default(),
             comparison_views: Default::default(),
+            settings: Default::default(),
         };
         // Built from constant data: a failure here is a bug, not bad input.
         engine
@@ -119,6 +122,28 @@ impl Engine {
         use std::sync::atomic::Ordering;
         self.tracelens_compat.store(on, Ordering::Relaxed);
         tracesql_udfs::compat::register(&self.ctx, on);
+    }
+
+    /// Sets the report options (`--set name=value`) that queries read with
+    /// `setting(name, default)`. A name no query of the catalog asks for is an
+    /// error naming the ones that are asked for: a typo would else change
+    /// nothing, silently.
+    pub fn set_settings(&self, values: BTreeMap<String, String>) -> Result<(), String> {
+        self.catalog.check_setting_names(values.keys())?;
+        tracesql_udfs::setting::register(&self.ctx, values.clone());
+        *self
+            .settings
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) = values;
+        Ok(())
+    }
+
+    /// The report options given with `--set`.
+    pub fn settings(&self) -> BTreeMap<String, String> {
+        self.settings
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone()
     }
 
     /// Whether the session reproduces TraceLens exactly (`--tracelens-compat`).
@@ -438,7 +463,7 @@ impl SqlRunner {
 
     /// Evaluates a query's `-- when:` condition (true when it has none).
     pub async fn condition_holds(&self, query: &Query) -> Result<bool, DataFusionError> {
-        let Some(condition) = query.extra.get("when") else {
+        let Some(condition) = query.condition() else {
             return Ok(true);
         };
         self.one_boolean(&format!("SELECT {condition}"))

@@ -43,6 +43,9 @@ pub enum Problem {
     EmptyFile,
     #[error("malformed JSON at byte {offset}: {message}")]
     Json { offset: u64, message: String },
+    /// A file of a known format whose content breaks that format's rules.
+    #[error("{0}")]
+    Invalid(String),
     #[error("not a PyTorch profiler trace: {0}")]
     NotATrace(String),
     #[error("the trace has no events (traceEvents is empty)")]

@@ -7,13 +7,25 @@
 //! | reader | format |
 //! |---|---|
 //! | [`kineto`] | PyTorch profiler (Kineto) JSON: `.json`, `.json.gz`, `.zip`, stdin |
+//! | `rocprof` | rocprofv3 JSON (`*_results.json`) |
+//! | `perfetto` | Perfetto-style JSON (rocprofv3 pftrace through traceconv) |
+//! | [`xplane`] | JAX profiler XPlane protobuf (`*.xplane.pb`) |
+//!
+//! [`format`] tells them apart by content; what the non-Kineto formats record
+//! beyond Kineto-shaped events goes to [`native`].
 //!
 //! Shared by the readers: opening and decompressing a file (`source`), the
 //! decoded trace (`trace`) and the errors, which name the file (`error`). A new
-//! format (rocprofv3 JSON, Perfetto JSON, JAX XPlane) is a new folder beside
-//! `kineto/` and one arm in [`load`]. Nothing here knows about SQL or Arrow.
+//! format (rocpd SQLite, Nsight Systems SQLite) is a new reader beside these, a
+//! [`SourceFormat`] variant, a rule in [`format`] and one arm in [`load`].
+//! Nothing here knows about SQL or Arrow.
 
+pub mod format;
 pub mod kineto;
+pub mod native;
+mod perfetto;
+mod rocprof;
+pub mod xplane;
 
 mod error;
 mod source;
@@ -21,10 +33,16 @@ mod trace;
 
 pub use error::{IngestError, Problem};
 pub use kineto::reread::{ArgsInFile, FileStamp};
+pub use native::SourceFormat;
 pub use trace::{ArgsText, Bits, Column, EventKind, FxMap, OpInputs, RawTrace, Strings};
 
 /// Reads the trace at `path` (`-` for standard input) with the reader of its
-/// format; Kineto JSON is the one format read today.
+/// format ([`format::detect`]).
 pub fn load(path: &str) -> Result<RawTrace, IngestError> {
-    kineto::load(path)
+    match format::detect(path)? {
+        SourceFormat::Kineto => kineto::load(path),
+        SourceFormat::Rocprofv3 => rocprof::load(path),
+        SourceFormat::Pftrace => perfetto::load(path),
+        SourceFormat::Jax => xplane::load(path),
+    }
 }

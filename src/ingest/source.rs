@@ -445,3 +445,27 @@ fn pump(
         }
     }
 }
+
+/// The whole decompressed input of `path` (`-` for stdin) in memory, with the
+/// same containers, limits and errors as [`open`]: for the readers of formats
+/// that are one JSON document to deserialize (rocprofv3 JSON), not a stream
+/// of events.
+pub fn read_all(path: &str) -> Result<Vec<u8>, Problem> {
+    let (mut stream, _) = open(path, false, true, CHUNK)?;
+    let mut all = Vec::new();
+    while let Some(chunk) = stream.next_chunk()? {
+        all.extend_from_slice(&chunk.buffer[HEADROOM..]);
+        stream.recycle(chunk.buffer);
+    }
+    Ok(all)
+}
+
+/// The first decompressed bytes of `path` (up to one chunk, [`CHUNK`]): enough
+/// to tell the formats apart. Not for standard input, which can be read once.
+pub fn first_bytes(path: &str) -> Result<Vec<u8>, Problem> {
+    let (mut stream, _) = open(path, false, false, CHUNK)?;
+    Ok(match stream.next_chunk()? {
+        Some(chunk) => chunk.buffer[HEADROOM..].to_vec(),
+        None => Vec::new(),
+    })
+}

@@ -9,6 +9,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use super::kineto::decode::{id_text, Event};
 use super::kineto::reread::FileStamp;
+use super::native::Native;
 
 /// What an event is, decided once from its `cat` and `ph`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -193,6 +194,16 @@ impl Bits {
         (self.words[i / 64] >> (i % 64)) & 1 == 1
     }
 
+    /// Sets bit `i` (below `len`).
+    pub fn set(&mut self, i: usize, bit: bool) {
+        let (word, mask) = (i / 64, 1u64 << (i % 64));
+        if bit {
+            self.words[word] |= mask;
+        } else {
+            self.words[word] &= !mask;
+        }
+    }
+
     /// Appends `other`'s bits, a word at a time.
     pub fn extend(&mut self, other: &Bits) {
         let shift = self.len % 64;
@@ -251,6 +262,13 @@ impl<T: Copy + Default> Column<T> {
     #[inline]
     pub fn get(&self, i: usize) -> Option<T> {
         self.valid.get(i).then(|| self.values[i])
+    }
+
+    /// Replaces row `i` (a reader that learns a value after the event was
+    /// pushed: a Perfetto slice's duration from its annotations).
+    pub fn set(&mut self, i: usize, v: Option<T>) {
+        self.values[i] = v.unwrap_or_default();
+        self.valid.set(i, v.is_some());
     }
 
     pub fn len(&self) -> usize {
@@ -439,6 +457,8 @@ pub struct RawTrace {
     /// The input file as it was when read (None for standard input and other
     /// inputs that cannot be read again): `events.args` is read back from it.
     pub stamp: Option<FileStamp>,
+    /// What formats other than Kineto record beyond these events.
+    pub native: Native,
     /// The last id interned for ph, cat, name, pid and tid (see `intern_near`).
     recent: [u32; 5],
 }
@@ -715,6 +735,7 @@ impl RawTrace {
             fractional_times,
             timed_events,
             stamp,
+            native,
             recent,
         } = self;
         source.clear();
@@ -740,6 +761,7 @@ impl RawTrace {
         *fractional_times = 0;
         *timed_events = 0;
         *stamp = None;
+        *native = Native::default();
         *recent = [0; 5];
     }
 

@@ -203,7 +203,8 @@ impl LoadedTrace {
     }
 }
 
-/// `dir/bert.json.gz` → `bert`; standard input is `stdin`.
+/// `dir/bert.json.gz` → `bert`, `run/host.xplane.pb` → `host`; standard input
+/// is `stdin`.
 pub fn trace_name(path: &str) -> String {
     if path == "-" {
         return "stdin".into();
@@ -213,7 +214,7 @@ pub fn trace_name(path: &str) -> String {
         .map(|f| f.to_string_lossy().into_owned())
         .unwrap_or_else(|| path.to_string());
     let mut name = file.as_str();
-    for ext in [".gz", ".zip", ".json"] {
+    for ext in [".gz", ".zip", ".json", ".pb", ".xplane"] {
         if let Some(stripped) = name.strip_suffix(ext) {
             name = stripped;
         }
@@ -239,6 +240,16 @@ mod tests {
 
     fn fixture(name: &str) -> String {
         format!("{}/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))
+    }
+
+    #[test]
+    fn trace_names_drop_the_format_extensions() {
+        assert_eq!(trace_name("runs/bert.json.gz"), "bert");
+        assert_eq!(trace_name("a/908_results.json"), "908_results");
+        assert_eq!(trace_name("p/tw003.xplane.pb"), "tw003");
+        assert_eq!(trace_name("p/tw003.xplane.pb.gz"), "tw003");
+        assert_eq!(trace_name("trace.zip"), "trace");
+        assert_eq!(trace_name("-"), "stdin");
     }
 
     #[test]

@@ -10,6 +10,7 @@ mod columns;
 mod events;
 pub mod kernel_ancestors;
 mod kernels;
+mod native;
 mod ops;
 pub mod ranks;
 mod threads;
@@ -31,7 +32,7 @@ use crate::tree::Links;
 /// Version of the table schemas below: bumped whenever a table's columns or their
 /// meaning change. Parquet exports record it, and reopening an export written
 /// under another version asks for a fresh export instead of misreading it.
-pub const SCHEMA_VERSION: u32 = 5;
+pub const SCHEMA_VERSION: u32 = 6;
 
 /// Every table tracesql builds from a trace, in the order `tables` lists them.
 pub const TABLES: &[&TableDoc] = &[
@@ -44,6 +45,11 @@ pub const TABLES: &[&TableDoc] = &[
     &trace_meta::DOC,
     &threads::DOC,
     &ranks::DOC,
+    &native::DISPATCHES,
+    &native::API_CALLS,
+    &native::MEMORY_COPIES,
+    &native::AGENTS,
+    &native::HLO_INSTRUCTIONS,
 ];
 
 /// The tables of one trace: `(table name, batch)`.
@@ -73,6 +79,11 @@ pub fn build_tables(
     // The args held for kernels and collectives (all of them for stdin, whose
     // events.args come from here): dropped once those two are built.
     let held_args = std::mem::take(&mut trace.held_args);
+    // The native rows become their tables now; the format stays for trace_meta.
+    let native_rows = std::mem::take(&mut trace.native);
+    trace.native.format = native_rows.format;
+    let native_tables = native::build(&native_rows, trace_name)?;
+    drop(native_rows);
     let (side, kernels, collectives, held_args) = std::thread::scope(|scope| {
         let (trace, links) = (&trace, &links);
         let side = scope.spawn(move || -> Result<_, ArrowError> {
@@ -117,6 +128,7 @@ pub fn build_tables(
     ];
     let tables = tables
         .into_iter()
+        .chain(native_tables)
         .map(|(name, batch)| Ok((name, set_rank(&batch, rank)?)))
         .collect::<Result<_, ArrowError>>()?;
     Ok((tables, args))

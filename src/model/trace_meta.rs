@@ -6,7 +6,7 @@ use datafusion::arrow::{error::ArrowError, record_batch::RecordBatch};
 
 pub const DOC: TableDoc = TableDoc {
     name: "trace_meta",
-    doc: "Top-level keys of the trace other than traceEvents (deviceProperties, distributedInfo, schemaVersion, versions, ...), plus `source` (the input path), `event_count` and `integer_times` (true when every ts and dur is written as a JSON integer, as older Kineto versions write them).",
+    doc: "Top-level keys of the trace other than traceEvents (deviceProperties, distributedInfo, schemaVersion, versions, ...), plus `source` (the input path), `source_format` (\"kineto\", \"rocprofv3\", \"pftrace\" or \"jax\": the reader that read it), `event_count` and `integer_times` (true when every ts and dur is written as a JSON integer, as older Kineto versions write them).",
     columns: &[
         col!("trace", Utf8Dict, "Trace name."),
         super::columns::RANK,
@@ -30,6 +30,10 @@ pub fn build(trace: &RawTrace, name: &str) -> Result<RecordBatch, ArrowError> {
         ),
         ("event_count".into(), trace.len().to_string()),
         ("integer_times".into(), integer_times(trace).to_string()),
+        (
+            "source_format".into(),
+            serde_json::Value::from(trace.native.format.as_str()).to_string(),
+        ),
     ];
     rows.extend(trace.metadata.iter().cloned());
     DOC.batch(vec![

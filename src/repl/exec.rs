@@ -419,7 +419,7 @@ impl Session {
         if query.kind == QueryKind::Report || query.kind == QueryKind::Rule {
             let holds = self.runtime.block_on(self.engine.condition_holds(&query))?;
             if !holds {
-                let when = query.extra.get("when").cloned().unwrap_or_default();
+                let when = query.condition().unwrap_or_default();
                 writeln!(
                     out,
                     "{name} does not apply to the loaded traces (its condition `{when}` is false)"

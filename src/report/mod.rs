@@ -107,6 +107,9 @@ pub fn fingerprint(engine: &Engine) -> String {
     if engine.tracelens_compat() {
         add("tracelens-compat");
     }
+    for (name, value) in engine.settings() {
+        add(&format!("set {name}={value}"));
+    }
     hash.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
@@ -174,7 +177,7 @@ struct Conditions(Mutex<HashMap<String, Arc<OnceCell<bool>>>>);
 
 impl Conditions {
     async fn holds(&self, runner: &SqlRunner, query: &Query) -> Result<bool, DataFusionError> {
-        let Some(condition) = query.extra.get("when") else {
+        let Some(condition) = query.condition() else {
             return Ok(true);
         };
         let answer = {
@@ -182,7 +185,7 @@ impl Conditions {
                 .0
                 .lock()
                 .unwrap_or_else(|poisoned| poisoned.into_inner());
-            Arc::clone(known.entry(condition.clone()).or_default())
+            Arc::clone(known.entry(condition).or_default())
         };
         answer
             .get_or_try_init(|| runner.condition_holds(query))
@@ -510,27 +513,32 @@ async fn integer_if(
 /// columns exist when some op's model computed), which the result's own
 /// values cannot tell (a computed model may give NULLs).
 async fn drop_columns_if(runner: &SqlRunner, query: &Query) -> Result<Vec<String>, String> {
-    let Some(clause) = query.extra.get("drop_columns_if") else {
+    let Some(clauses) = query.extra.get("drop_columns_if") else {
         return Ok(Vec::new());
     };
-    let Some((prefixes, condition)) = clause.split_once(" when ") else {
-        return Err(format!(
-            "-- drop_columns_if: `{clause}` is not `PREFIXES when SQL`"
-        ));
-    };
-    let holds = runner
-        .one_boolean(condition)
-        .await
-        .map_err(|e| format!("-- drop_columns_if: {e}"))?;
-    Ok(match holds {
-        Some(true) => prefixes
-            .split(',')
-            .map(str::trim)
-            .filter(|p| !p.is_empty())
-            .map(str::to_string)
-            .collect(),
-        _ => Vec::new(),
-    })
+    let mut dropped = Vec::new();
+    // Several clauses, each `PREFIXES when SQL`, are separated by ` ; `.
+    for clause in clauses.split(" ; ") {
+        let Some((prefixes, condition)) = clause.split_once(" when ") else {
+            return Err(format!(
+                "-- drop_columns_if: `{clause}` is not `PREFIXES when SQL`"
+            ));
+        };
+        let holds = runner
+            .one_boolean(condition)
+            .await
+            .map_err(|e| format!("-- drop_columns_if: {e}"))?;
+        if holds == Some(true) {
+            dropped.extend(
+                prefixes
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|p| !p.is_empty())
+                    .map(str::to_string),
+            );
+        }
+    }
+    Ok(dropped)
 }
 
 /// Whether column `at` is Float64 with every value whole (and, unless

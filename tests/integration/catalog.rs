@@ -466,7 +466,8 @@ async fn the_session_catalog_is_queryable() {
         "SELECT name, rows FROM tracesql_tables WHERE kind = 'table' ORDER BY name",
     )
     .await;
-    assert_eq!(listed.len(), 9, "{listed:?}");
+    assert_eq!(listed.len(), tracesql::model::TABLES.len(), "{listed:?}");
+    assert_eq!(listed.len(), 14, "{listed:?}");
     for row in &listed {
         let counted = rows(&engine, &format!("SELECT count(*) FROM {}", row[0])).await;
         assert_eq!(row[1], counted[0][0], "{}", row[0]);

@@ -128,8 +128,8 @@ fn check_trace(path: &Path) {
     );
     assert_eq!(
         count(&engine, "SELECT count(*) FROM trace_meta"),
-        expected.top_level_keys - 1 + 3,
-        "{name}: trace_meta has every top-level key but traceEvents, plus source, event_count and integer_times"
+        expected.top_level_keys - 1 + 4,
+        "{name}: trace_meta has every top-level key but traceEvents, plus source, event_count, integer_times and source_format"
     );
 
     // Every GPU event whose correlation matches a launch call is linked to one, with

@@ -22,11 +22,13 @@ pub mod np_round;
 pub mod numpy;
 pub mod ordered_array_agg;
 pub mod perf;
+pub mod py_format;
 pub mod py_kernel_details;
 pub mod py_repr;
 pub mod py_str_list;
 pub mod pyfmt;
 pub mod roofline;
+pub mod setting;
 pub mod uncovered_time;
 
 #[cfg(test)]
@@ -92,6 +94,11 @@ pub const FUNCTIONS: &[FunctionDoc] = &[
         returns: "BOOLEAN true when the session reproduces TraceLens exactly (--tracelens-compat)",
     },
     FunctionDoc {
+        usage: "setting(name UTF8, default UTF8)",
+        kind: "scalar",
+        returns: "UTF8 the value of `--set name=value`, else default (report options)",
+    },
+    FunctionDoc {
         usage: "busy_time(ts DOUBLE, t_end DOUBLE)",
         kind: "aggregate",
         returns: "DOUBLE union length",
@@ -120,6 +127,11 @@ pub const FUNCTIONS: &[FunctionDoc] = &[
         usage: "np_round(x DOUBLE, decimals BIGINT)",
         kind: "scalar",
         returns: "DOUBLE numpy's round: half to even (0.25 → 0.2)",
+    },
+    FunctionDoc {
+        usage: "py_format(value BIGINT|DOUBLE, spec UTF8)",
+        kind: "scalar",
+        returns: "UTF8 Python's format(value, spec) for .Nf / >Nd specs; spec 'human_ns': TraceLens's \"1.234 ms\" / \"5.000 μs\" / \"12 ns\"",
     },
     FunctionDoc {
         usage: "py_repr(json UTF8)",
@@ -204,6 +216,7 @@ pub const FUNCTIONS: &[FunctionDoc] = &[
 pub fn register_all(ctx: &SessionContext) {
     register_roofline(ctx, std::sync::Arc::new(roofline::builtin_platforms()));
     compat::register(ctx, false);
+    setting::register(ctx, std::collections::BTreeMap::new());
     ctx.register_udaf(AggregateUDF::from(busy_time::BusyTime::new()));
     // Replaces the built-in `array_agg` (same results, faster with ORDER BY).
     ctx.register_udaf(AggregateUDF::from(ordered_array_agg::OrderedArrayAgg::new()));
@@ -212,6 +225,7 @@ pub fn register_all(ctx: &SessionContext) {
     ctx.register_udaf(AggregateUDF::from(kernel_stats::KernelStatsUdaf::new()));
     ctx.register_udf(ScalarUDF::from(json_object::JsonObject::new()));
     ctx.register_udf(ScalarUDF::from(np_round::NpRound::new()));
+    ctx.register_udf(ScalarUDF::from(py_format::PyFormat::new()));
     ctx.register_udf(ScalarUDF::from(py_repr::PyRepr::new()));
     ctx.register_udf(ScalarUDF::from(py_str_list::PyStrList::new()));
     ctx.register_udf(ScalarUDF::from(py_kernel_details::PyKernelDetails::new()));

@@ -39,6 +39,7 @@ mod collectives;
 pub mod compare;
 mod compare_pairs;
 mod differences;
+mod formats;
 mod pylit;
 mod sheets;
 

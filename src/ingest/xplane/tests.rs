@@ -1,0 +1,577 @@
+//! The XPlane reader on hand-built spaces, encoded with prost.
+
+use std::collections::HashMap;
+
+use prost::Message as _;
+use serde_json::{json, Value};
+
+use super::hlo::{self, HloComputationProto, HloInstructionProto, HloModuleProto, HloProto};
+use super::hlo::{LayoutProto, OpMetadata, ShapeProto};
+use super::proto::{XEvent, XEventMetadata, XLine, XPlane, XSpace, XStat, XStatMetadata};
+use super::*;
+use crate::ingest::format;
+
+fn stat_names(names: &[(i64, &str)]) -> HashMap<i64, XStatMetadata> {
+    (names.iter())
+        .map(|&(id, name)| {
+            let meta = XStatMetadata {
+                id,
+                name: name.into(),
+                ..Default::default()
+            };
+            (id, meta)
+        })
+        .collect()
+}
+
+fn event_names(names: &[(i64, &str, Vec<XStat>)]) -> HashMap<i64, XEventMetadata> {
+    (names.iter())
+        .map(|(id, name, stats)| {
+            let meta = XEventMetadata {
+                id: *id,
+                name: name.to_string(),
+                stats: stats.clone(),
+                ..Default::default()
+            };
+            (*id, meta)
+        })
+        .collect()
+}
+
+fn uint(id: i64, v: u64) -> XStat {
+    XStat {
+        metadata_id: id,
+        uint64_value: Some(v),
+        ..Default::default()
+    }
+}
+
+fn int(id: i64, v: i64) -> XStat {
+    XStat {
+        metadata_id: id,
+        int64_value: Some(v),
+        ..Default::default()
+    }
+}
+
+fn interned(id: i64, r: u64) -> XStat {
+    XStat {
+        metadata_id: id,
+        ref_value: Some(r),
+        ..Default::default()
+    }
+}
+
+fn text(id: i64, v: &str) -> XStat {
+    XStat {
+        metadata_id: id,
+        str_value: Some(v.into()),
+        ..Default::default()
+    }
+}
+
+fn event(metadata_id: i64, offset_ps: i64, duration_ps: i64, stats: Vec<XStat>) -> XEvent {
+    XEvent {
+        metadata_id,
+        offset_ps: Some(offset_ps),
+        duration_ps,
+        stats,
+        ..Default::default()
+    }
+}
+
+fn array(element_type: i32, dims: &[i64], m2m: &[i64]) -> ShapeProto {
+    ShapeProto {
+        element_type,
+        dimensions: dims.to_vec(),
+        layout: Some(LayoutProto {
+            minor_to_major: m2m.to_vec(),
+        }),
+        ..Default::default()
+    }
+}
+
+fn tuple(elements: Vec<ShapeProto>) -> ShapeProto {
+    ShapeProto {
+        element_type: 13,
+        tuple_shapes: elements,
+        ..Default::default()
+    }
+}
+
+fn module() -> HloModuleProto {
+    let param = HloInstructionProto {
+        name: "p0".into(),
+        opcode: "parameter".into(),
+        shape: Some(array(16, &[1, 16, 32], &[2, 1, 0])),
+        id: 1,
+        ..Default::default()
+    };
+    let scalar = HloInstructionProto {
+        name: "c".into(),
+        opcode: "constant".into(),
+        shape: Some(array(11, &[], &[])),
+        id: 5_000_000_000,
+        ..Default::default()
+    };
+    let conv = HloInstructionProto {
+        name: "cudnn-conv.1.0".into(),
+        opcode: "custom-call".into(),
+        shape: Some(tuple(vec![
+            array(16, &[1, 16, 32], &[2, 1, 0]),
+            array(6, &[64], &[0]),
+        ])),
+        metadata: Some(OpMetadata {
+            op_type: "conv_general_dilated".into(),
+            op_name: "jit(f)/conv".into(),
+            ..Default::default()
+        }),
+        custom_call_target: "__cudnn$convForward".into(),
+        id: 7,
+        operand_ids: vec![1, 5_000_000_000],
+        backend_config: br#"{"operation_queue_id":"0"}"#.to_vec(),
+        ..Default::default()
+    };
+    HloModuleProto {
+        name: "jit_f".into(),
+        entry_computation_name: "main.3".into(),
+        computations: vec![HloComputationProto {
+            name: "main.3".into(),
+            instructions: vec![param, scalar, conv],
+            id: 3,
+            root_id: 7,
+        }],
+        id: 1,
+        entry_computation_id: 3,
+    }
+}
+
+/// A GPU with a stream (a kernel, a memcpy, a memset), the host with a
+/// launch and a plain event, the HLO metadata and the task environment.
+fn space() -> XSpace {
+    // GPU stat names; ids 100+ are interned string values.
+    let gpu_stats = stat_names(&[
+        (1, "correlation_id"),
+        (2, "hlo_op"),
+        (3, "hlo_module"),
+        (4, "program_id"),
+        (5, "kernel_details"),
+        (6, "memcpy_details"),
+        (7, "core_count"),
+        (8, "payload"),
+        (100, "cudnn-conv.1.0"),
+        (101, "jit_f"),
+        (
+            102,
+            " grid:1024,2,1 block:256,1,1 private_mem:16 group_mem:49280 occ_pct:0",
+        ),
+        (103, "kind:Unknown size:655360 dest:2 async:1"),
+    ]);
+    let kernel_stats = vec![
+        uint(1, 77),
+        interned(2, 100),
+        interned(3, 101),
+        int(4, 9),
+        interned(5, 102),
+        XStat {
+            metadata_id: 8,
+            bytes_value: Some(vec![1, 2, 3]),
+            ..Default::default()
+        },
+    ];
+    let stream = XLine {
+        id: 15,
+        name: "Stream #15(Kernel)".into(),
+        timestamp_ns: 1_000,
+        events: vec![
+            // Out of order in the file: sorted by ts, then longer first.
+            event(2, 5_000, 1_000, vec![uint(1, 78), interned(6, 103)]),
+            event(1, 1_234_567, 2_000_001, kernel_stats),
+            event(3, 5_000, 3_000, vec![]),
+        ],
+        ..Default::default()
+    };
+    let gpu = XPlane {
+        id: 1,
+        name: "/device:GPU:2".into(),
+        lines: vec![stream],
+        event_metadata: event_names(&[
+            (1, "conv_kernel.kd", vec![]),
+            (2, "MemcpyD2D", vec![]),
+            (3, "memset32", vec![]),
+        ]),
+        stat_metadata: gpu_stats,
+        stats: vec![uint(7, 304)],
+    };
+    let host_line = XLine {
+        // A 64-bit line id: the tid is its low 32 bits.
+        id: (3 << 32) | 583,
+        name: "py_xla_execute/abc".into(),
+        timestamp_ns: 900,
+        events: vec![
+            event(1, 0, 50_000, vec![uint(1, 77)]),
+            event(2, 10, 5, vec![]),
+        ],
+        ..Default::default()
+    };
+    let host = XPlane {
+        id: 2,
+        name: "/host:CPU".into(),
+        lines: vec![host_line],
+        // The launch's tf_op comes from its metadata, overridden by the event.
+        event_metadata: event_names(&[
+            (1, "hipModuleLaunchKernel", vec![text(2, "tf"), uint(1, 1)]),
+            (2, "ThreadpoolListener::StartRegion", vec![]),
+        ]),
+        stat_metadata: stat_names(&[(1, "correlation_id"), (2, "tf_op")]),
+        ..Default::default()
+    };
+    let hlo_bytes = HloProto {
+        hlo_module: Some(module()),
+    }
+    .encode_to_vec();
+    let metadata = XPlane {
+        id: 3,
+        name: "/host:metadata".into(),
+        event_metadata: event_names(&[(
+            1,
+            "jit_f(9)",
+            vec![XStat {
+                metadata_id: 1,
+                bytes_value: Some(hlo_bytes),
+                ..Default::default()
+            }],
+        )]),
+        stat_metadata: stat_names(&[(1, "Hlo Proto")]),
+        ..Default::default()
+    };
+    let task = XPlane {
+        id: 4,
+        name: "Task Environment".into(),
+        stat_metadata: stat_names(&[(1, "profile_start_time"), (2, "profile_stop_time")]),
+        stats: vec![
+            uint(1, 1_771_595_639_214_724_894),
+            uint(2, 1_771_595_639_379_041_182),
+        ],
+        ..Default::default()
+    };
+    let idle_gpu = XPlane {
+        id: 5,
+        name: "/device:GPU:3".into(),
+        ..Default::default()
+    };
+    XSpace {
+        planes: vec![host, gpu, metadata, task, idle_gpu],
+        hostnames: vec!["node7".into()],
+        ..Default::default()
+    }
+}
+
+fn built() -> RawTrace {
+    let bytes = space().encode_to_vec();
+    let decoded = decode(&bytes).expect("decodes");
+    build("t.xplane.pb", &decoded).expect("builds")
+}
+
+fn args(trace: &RawTrace, uid: usize) -> Value {
+    serde_json::from_str(trace.args_of(uid).expect("held args")).expect("JSON args")
+}
+
+#[test]
+fn an_encoded_space_is_detected_as_jax() {
+    let bytes = space().encode_to_vec();
+    assert!(format::looks_like_xplane(&bytes));
+    assert_eq!(format::sniff(&bytes), SourceFormat::Jax);
+}
+
+#[test]
+fn events_come_in_xprof_order_with_its_pids_tids_and_times() {
+    let trace = built();
+    let rows: Vec<(String, String, String, f64, f64)> = (0..trace.len())
+        .map(|u| {
+            (
+                trace.str(trace.pid.get(u)).unwrap().to_string(),
+                trace.str(trace.tid.get(u)).unwrap().to_string(),
+                trace.name_of(u).to_string(),
+                trace.ts.get(u).unwrap(),
+                trace.dur.get(u).unwrap(),
+            )
+        })
+        .collect();
+    let row = |p: &str, t: &str, n: &str, ts: f64, dur: f64| {
+        (p.to_string(), t.to_string(), n.to_string(), ts, dur)
+    };
+    assert_eq!(
+        rows,
+        vec![
+            // GPU 2 → pid 3; ts = (1000 ns · 1000 + offset) / 1e6.
+            row("3", "15", "memset32", 1.005, 0.003),
+            row("3", "15", "MemcpyD2D", 1.005, 0.001),
+            row("3", "15", "conv_kernel.kd", 2.234567, 2.000001),
+            row("701", "583", "hipModuleLaunchKernel", 0.9, 0.05),
+            row(
+                "701",
+                "583",
+                "ThreadpoolListener::StartRegion",
+                0.90001,
+                0.000005
+            ),
+        ]
+    );
+    let kinds = [
+        EventKind::Memset,
+        EventKind::Memcpy,
+        EventKind::Kernel,
+        EventKind::Runtime,
+        EventKind::Other,
+    ];
+    assert_eq!(trace.kind, kinds);
+    let cats: Vec<&str> = (0..5)
+        .map(|u| trace.str(trace.cat.get(u)).unwrap())
+        .collect();
+    assert_eq!(cats, ["memset", "memcpy", "kernel", "launch", "host"]);
+    // Kernels carry the GPU index (not the pid), the stream line and the
+    // correlation that links them to the launch.
+    assert_eq!(trace.device.get(2), Some(2));
+    assert_eq!(trace.stream.get(2), Some(15));
+    assert_eq!(trace.correlation.get(2), Some(77));
+    assert_eq!(trace.correlation.get(3), Some(77));
+    assert_eq!(trace.correlation.get(4), None);
+    // Names: "<host> <plane>" and the line's name; idle planes name nothing.
+    let pid = |p: &str| {
+        let ids = 0..trace.strings.len() as u32;
+        ids.into_iter()
+            .find(|&i| trace.strings.get(i) == p)
+            .unwrap()
+    };
+    assert_eq!(trace.process_names.len(), 2);
+    assert_eq!(trace.process_names[&pid("3")], "node7 /device:GPU:2");
+    assert_eq!(trace.process_names[&pid("701")], "node7 /host:CPU");
+    let thread = &trace.thread_names[&(pid("701"), pid("583"))];
+    assert_eq!(thread, "py_xla_execute/abc");
+}
+
+#[test]
+fn args_are_the_resolved_stats() {
+    let trace = built();
+    assert_eq!(
+        args(&trace, 2),
+        json!({
+            "correlation_id": 77,
+            "hlo_op": "cudnn-conv.1.0",
+            "hlo_module": "jit_f",
+            "program_id": 9,
+            "kernel_details": " grid:1024,2,1 block:256,1,1 private_mem:16 group_mem:49280 occ_pct:0",
+        })
+    );
+    // Metadata stats under the event's own.
+    assert_eq!(
+        args(&trace, 3),
+        json!({"correlation_id": 77, "tf_op": "tf"})
+    );
+    assert_eq!(args(&trace, 4), json!({}));
+}
+
+#[test]
+fn native_rows_keep_the_exact_values() {
+    let trace = built();
+    let native = &trace.native;
+    assert_eq!(native.format, SourceFormat::Jax);
+    assert_eq!(native.dispatches.len(), 1);
+    let d = &native.dispatches[0];
+    assert_eq!(d.uid, 2);
+    assert_eq!(d.gpu_index, Some(2));
+    assert_eq!(d.stream_id, Some(15));
+    assert_eq!(d.corr_id, Some(77));
+    assert_eq!((d.begin_ps, d.end_ps), (Some(2_234_567), Some(4_234_568)));
+    assert_eq!((d.begin_ns, d.end_ns), (Some(2_234), Some(4_234)));
+    assert_eq!(d.grid, [Some(1024), Some(2), Some(1)]);
+    assert_eq!(d.block, [Some(256), Some(1), Some(1)]);
+    assert_eq!((d.grid_size, d.workgroup_size), (Some(2048), Some(256)));
+    assert_eq!((d.lds, d.scratch), (Some(49280), Some(16)));
+    assert_eq!(d.hlo_module.as_deref(), Some("jit_f"));
+    assert_eq!(d.hlo_op.as_deref(), Some("cudnn-conv.1.0"));
+    assert_eq!(d.program_id, Some(9));
+    assert_eq!(native.memory_copies.len(), 1);
+    let m = &native.memory_copies[0];
+    assert_eq!((m.uid, m.bytes, m.corr_id), (1, Some(655_360), Some(78)));
+    assert_eq!(native.api_calls.len(), 1);
+    let a = &native.api_calls[0];
+    assert_eq!((a.uid, a.domain.as_str()), (3, "xla_launch"));
+    assert_eq!(a.thread_id, Some((3 << 32) | 583));
+}
+
+#[test]
+fn hlo_instructions_come_from_the_metadata_plane() {
+    let trace = built();
+    let rows = &trace.native.hlo_instructions;
+    assert_eq!(rows.len(), 3);
+    let conv = rows.iter().find(|r| r.name == "cudnn-conv.1.0").unwrap();
+    assert_eq!((conv.module.as_str(), conv.program_id), ("jit_f", Some(9)));
+    assert_eq!(conv.computation, "main.3");
+    assert!(conv.is_entry && conv.is_root);
+    assert_eq!(conv.shape, "(bf16[1,16,32]{2,1,0},u8[64]{0})");
+    assert_eq!(conv.operands, r#"["p0","c"]"#);
+    assert_eq!(conv.operand_shapes, r#"["bf16[1,16,32]{2,1,0}","f32[]"]"#);
+    assert_eq!(
+        conv.custom_call_target.as_deref(),
+        Some("__cudnn$convForward")
+    );
+    assert_eq!(
+        conv.backend_config.as_deref(),
+        Some(r#"{"operation_queue_id":"0"}"#)
+    );
+    assert_eq!(conv.op_type.as_deref(), Some("conv_general_dilated"));
+    let scalar = rows.iter().find(|r| r.name == "c").unwrap();
+    assert_eq!((scalar.id, scalar.is_root), (5_000_000_000, false));
+}
+
+#[test]
+fn trace_meta_has_hosts_times_and_device_stats() {
+    let trace = built();
+    let meta: HashMap<&str, &str> = (trace.metadata.iter())
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    assert_eq!(meta["hostnames"], r#"["node7"]"#);
+    assert_eq!(meta["profile_start_time"], "1771595639214724894");
+    assert_eq!(meta["profile_stop_time"], "1771595639379041182");
+    assert_eq!(meta["device:GPU:2"], r#"{"core_count":304}"#);
+    assert_eq!(meta["device:GPU:3"], "{}");
+}
+
+#[test]
+fn shapes_print_as_hlo_text() {
+    assert_eq!(
+        hlo::shape_text(&array(16, &[1, 16, 32], &[2, 1, 0])),
+        "bf16[1,16,32]{2,1,0}"
+    );
+    assert_eq!(hlo::shape_text(&array(11, &[], &[])), "f32[]");
+    assert_eq!(hlo::shape_text(&array(1, &[], &[])), "pred[]");
+    let no_layout = ShapeProto {
+        element_type: 25,
+        dimensions: vec![4, 8],
+        ..Default::default()
+    };
+    assert_eq!(hlo::shape_text(&no_layout), "f8e4m3fnuz[4,8]");
+    assert_eq!(hlo::shape_text(&array(99, &[2], &[0])), "type99[2]{0}");
+    assert_eq!(hlo::shape_text(&tuple(vec![])), "()");
+    let nested = tuple(vec![tuple(vec![array(4, &[], &[])]), array(6, &[3], &[0])]);
+    assert_eq!(hlo::shape_text(&nested), "((s32[]),u8[3]{0})");
+    let long = tuple((0..7).map(|i| array(4, &[i], &[0])).collect());
+    assert_eq!(
+        hlo::shape_text(&long),
+        "(s32[0]{0},s32[1]{0},s32[2]{0},s32[3]{0},s32[4]{0},/*index=5*/s32[5]{0},s32[6]{0})"
+    );
+    // Deep tuples stop at a fixed depth.
+    let mut deep = array(11, &[], &[]);
+    for _ in 0..50 {
+        deep = tuple(vec![deep]);
+    }
+    let text = hlo::shape_text(&deep);
+    assert!(text.contains("(...)") && text.len() < 100, "{text}");
+}
+
+#[test]
+fn kernel_details_and_module_keys_parse() {
+    let old = KernelDetails::parse(
+        "regs:32 static_shared:1024 dynamic_shared:2048 grid:10,1,1 block:128,1,1 occ_pct:50",
+    );
+    assert_eq!(old.grid, [Some(10), Some(1), Some(1)]);
+    assert_eq!((old.lds, old.scratch), (Some(3072), None));
+    assert_eq!(KernelDetails::parse(""), KernelDetails::default());
+    let cut = KernelDetails::parse("grid:7 block:x,2");
+    assert_eq!(
+        (cut.grid, cut.block),
+        ([Some(7), None, None], [None, Some(2), None])
+    );
+    assert_eq!(
+        module_key("jit_forward_3d_conv(15)"),
+        ("jit_forward_3d_conv", Some(15))
+    );
+    assert_eq!(module_key("jit_f(x)(2)"), ("jit_f(x)", Some(2)));
+    assert_eq!(module_key("plain"), ("plain", None));
+    assert_eq!(module_key("odd(1"), ("odd(1", None));
+}
+
+fn error_of(bytes: &[u8]) -> String {
+    let message = match decode(bytes) {
+        Err(e) => e,
+        Ok(space) => build("x", &space).err().expect("an error"),
+    };
+    assert!(
+        message.starts_with("not a valid JAX XPlane file: "),
+        "{message}"
+    );
+    assert!(!message.contains('\n'), "{message}");
+    message
+}
+
+#[test]
+fn bad_input_is_one_line_naming_what_is_wrong() {
+    let whole = space().encode_to_vec();
+    // Cut anywhere in the middle of a message.
+    for cut in [1, 2, 10, whole.len() / 2, whole.len() - 1] {
+        let message = match decode(&whole[..cut]) {
+            Err(e) => e,
+            Ok(_) => continue, // a cut between two planes is a valid, shorter space
+        };
+        assert!(
+            message.starts_with("not a valid JAX XPlane file: "),
+            "{message}"
+        );
+    }
+    assert!(decode(&whole[..whole.len() - 1]).is_err());
+    // A plane whose name (field 2) is written as a varint.
+    assert!(error_of(&[0x0a, 0x02, 0x10, 0x01]).contains("wire type"));
+    // No plane at all; planes that are not a profile's.
+    assert!(error_of(&[0x22, 0x01, b'h']).contains("no plane"));
+    let other = XSpace {
+        planes: vec![XPlane {
+            name: "something else".into(),
+            ..Default::default()
+        }],
+        ..Default::default()
+    };
+    assert!(error_of(&other.encode_to_vec()).contains("no plane is named"));
+    // A corrupt HLO proto names its module.
+    let mut broken = space();
+    let meta = broken
+        .planes
+        .iter_mut()
+        .find(|p| p.name == "/host:metadata")
+        .unwrap();
+    let entry = meta.event_metadata.get_mut(&1).unwrap();
+    entry.stats[0].bytes_value = Some(vec![0x0a, 0x05, 0x0a]);
+    assert!(error_of(&broken.encode_to_vec()).contains("the HLO proto of jit_f(9)"));
+    // Times that overflow i64 picoseconds.
+    let mut late = space();
+    late.planes[1].lines[0].timestamp_ns = i64::MAX / 10;
+    assert!(error_of(&late.encode_to_vec()).contains("overflows"));
+}
+
+#[test]
+fn deep_or_random_bytes_never_panic() {
+    // Tuple shapes nested past prost's recursion limit fail to decode.
+    let mut deep = array(11, &[], &[]);
+    for _ in 0..150 {
+        deep = tuple(vec![deep]);
+    }
+    let bytes = deep.encode_to_vec();
+    assert!(ShapeProto::decode(bytes.as_slice()).is_err());
+    // Byte soup: errors or spaces, never a panic.
+    let whole = space().encode_to_vec();
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    for round in 0..300 {
+        let mut bytes = whole.clone();
+        for _ in 0..(1 + round % 8) {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let at = (state as usize) % bytes.len();
+            bytes[at] = (state >> 32) as u8;
+        }
+        if let Ok(space) = decode(&bytes) {
+            let _ = build("x", &space);
+        }
+    }
+}

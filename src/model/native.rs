@@ -1,0 +1,316 @@
+//! The tables of what non-Kineto formats record beyond the events:
+//! `kernel_dispatches`, `api_calls`, `memory_copies`, `agents` and
+//! `hlo_instructions` (rows of [`crate::ingest::native`]). A Kineto trace has none of these rows; the
+//! tables exist for every trace so that a query over them never fails on one.
+
+use super::columns::{boolean, col, dict, int64, repeat_dict, utf8_list_from_json, TableDoc};
+use crate::ingest::native::Native;
+use datafusion::arrow::{array::ArrayRef, error::ArrowError, record_batch::RecordBatch};
+
+pub const DISPATCHES: TableDoc = TableDoc {
+    name: "kernel_dispatches",
+    doc: "rocprofv3 / Perfetto / JAX traces: one row per GPU kernel dispatch (the `kernels` row of the same uid), with the profiler's own fields and exact times. Values are as the trace writes them, NULL where it does not. JAX: agent is the plane (/device:GPU:n), gpu_index n, stream_id the stream line id, and the HLO key (hlo_module, program_id, hlo_op) joins hlo_instructions (module, program_id, name).",
+    columns: &[
+        col!("trace", Utf8Dict, "Trace name."),
+        super::columns::RANK,
+        col!("uid", Int64, "Event uid (kernels.uid, events.uid)."),
+        col!("name", Utf8Dict, "The name events use: rocprofv3 JSON's truncated name (TraceLens's choice: template instantiations merge), the Perfetto slice's name."),
+        col!("name_full", Utf8Dict, "The full demangled name with template arguments."),
+        col!("agent", Utf8Dict, "The agent as written: rocprofv3 JSON's agent handle, Perfetto's args.agent ('Agent-2', 'gpu_0'); NULL when absent or falsy."),
+        col!("gpu_index", Int64, "The GPU ordinal the trace gives (rocprofv3 JSON agents.gpu_index)."),
+        col!("queue_id", Int64, "HSA queue."),
+        col!("stream_id", Int64, "HIP stream handle (0: the null stream)."),
+        col!("kernel_id", Int64, "rocprofv3 kernel id (kernel_symbols)."),
+        col!("dispatch_id", Int64, "rocprofv3 dispatch id, unique per process."),
+        col!("corr_id", Int64, "Correlation id linking the dispatch to the API call that enqueued it."),
+        col!("thread_id", Int64, "OS thread that enqueued it."),
+        col!("begin_ns", Int64, "Start, ns (profiler clock; JAX: begin_ps / 1000 rounded down, relative to the profile start)."),
+        col!("end_ns", Int64, "End, ns."),
+        col!("delta_ns", Int64, "Duration as written (Perfetto's delta_ns; NULL for rocprofv3 JSON, which writes start and end)."),
+        col!("grid_x", Int64, "Grid size in work-items (not blocks), x; also y, z below. JAX: in blocks, as kernel_details' grid: writes it (work-items = grid_x · block_x)."),
+        col!("grid_y", Int64, "Grid size, y."),
+        col!("grid_z", Int64, "Grid size, z."),
+        col!("block_x", Int64, "Work-group size, x."),
+        col!("block_y", Int64, "Work-group size, y."),
+        col!("block_z", Int64, "Work-group size, z."),
+        col!("grid_size", Int64, "Grid work-items x·y·z (what Perfetto writes; JAX: grid_x·grid_y·grid_z in blocks)."),
+        col!("workgroup_size", Int64, "Work-group size x·y·z."),
+        col!("lds", Int64, "LDS (group segment) bytes (JAX: kernel_details group_mem:, else static_shared + dynamic_shared)."),
+        col!("scratch", Int64, "Scratch (private segment) bytes (JAX: kernel_details private_mem:)."),
+        col!("vgpr", Int64, "Architected VGPRs."),
+        col!("accum_vgpr", Int64, "Accumulation VGPRs."),
+        col!("sgpr", Int64, "SGPRs."),
+        col!("device_id", Int64, "An explicit device id in the args (device_id, deviceId, dev_id, DevId, gpu_id, gpuId)."),
+        col!("begin_ps", Int64, "JAX: exact start, ps since the profile start (line timestamp_ns·1000 + offset_ps)."),
+        col!("end_ps", Int64, "JAX: exact end, ps (begin_ps + duration_ps)."),
+        col!("hlo_module", Utf8Dict, "JAX: the XLA module (hlo_module stat), e.g. jit_forward_3d_conv."),
+        col!("hlo_op", Utf8Dict, "JAX: the HLO instruction the kernel runs (hlo_op stat), e.g. cudnn-conv.1: hlo_instructions.name."),
+        col!("program_id", Int64, "JAX: the module's program id (program_id stat): the N of the metadata plane's <module>(N)."),
+        col!("tf_op", Utf8Dict, "JAX: the tf_op stat (XlaModule:, ...)."),
+        col!("name_scope", Utf8Dict, "JAX: the JAX name scope (the name stat), e.g. jit(forward_3d_conv)/jit(main)/conv_general_dilated."),
+        col!("kernel_details", Utf8Dict, "JAX: the kernel_details stat as written, e.g. ' grid:1024,1,1 block:256,1,1 private_mem:0 group_mem:49280 occ_pct:0'."),
+    ],
+};
+
+pub const API_CALLS: TableDoc = TableDoc {
+    name: "api_calls",
+    doc: "rocprofv3 / Perfetto / JAX traces: one row per host API call (HIP, HSA, RCCL, roctx markers; JAX: each host-plane event with a correlation_id stat), linked to the work it enqueued by corr_id.",
+    columns: &[
+        col!("trace", Utf8Dict, "Trace name."),
+        super::columns::RANK,
+        col!("uid", Int64, "Event uid."),
+        col!("domain", Utf8Dict, "hip_api, hsa_api, rccl_api, marker_api, ... (the Perfetto category as written; JAX: xla_launch)."),
+        col!("name", Utf8Dict, "API function (hipLaunchKernel, ...) or marker text."),
+        col!("thread_id", Int64, "The real OS thread (Perfetto's args.tid: async slices carry the pid as tid; JAX: the full 64-bit host line id, whose low 32 bits are events.tid)."),
+        col!("begin_ns", Int64, "Start, ns."),
+        col!("end_ns", Int64, "End, ns."),
+        col!("delta_ns", Int64, "Duration as written (Perfetto only)."),
+        col!("corr_id", Int64, "Correlation id."),
+        col!("kind", Int64, "rocprofv3's record kind (an index into its name tables)."),
+        col!("operation", Int64, "rocprofv3's operation id within that kind."),
+        col!("device_id", Int64, "An explicit device id in the args (JAX: the device_id stat)."),
+        col!("agent", Utf8Dict, "args.agent, when truthy."),
+        col!("stream_id", Int64, "args.stream_ID (rocprofv3 never writes it)."),
+    ],
+};
+
+pub const MEMORY_COPIES: TableDoc = TableDoc {
+    name: "memory_copies",
+    doc: "rocprofv3 / Perfetto / JAX traces: one row per copy-engine memory copy (JAX: each memcpy event of a GPU stream line; bytes from memcpy_details size:).",
+    columns: &[
+        col!("trace", Utf8Dict, "Trace name."),
+        super::columns::RANK,
+        col!("uid", Int64, "Event uid."),
+        col!("name", Utf8Dict, "MEMORY_COPY_HOST_TO_DEVICE, ..._DEVICE_TO_HOST, ..._DEVICE_TO_DEVICE, ..._HOST_TO_HOST."),
+        col!("begin_ns", Int64, "Start, ns."),
+        col!("end_ns", Int64, "End, ns."),
+        col!("delta_ns", Int64, "Duration as written (Perfetto only)."),
+        col!("bytes", Int64, "Bytes copied."),
+        col!("src_agent", Utf8Dict, "Source agent as written ('Agent-0'; rocprofv3 JSON: Agent-<logical node id>)."),
+        col!("dst_agent", Utf8Dict, "Destination agent as written."),
+        col!("corr_id", Int64, "Correlation id of the API call that asked for it."),
+        col!("stream_id", Int64, "HIP stream handle."),
+        col!("thread_id", Int64, "OS thread that asked for it."),
+    ],
+};
+
+pub const AGENTS: TableDoc = TableDoc {
+    name: "agents",
+    doc: "rocprofv3 JSON traces: the HSA agents (CPUs and GPUs) of the profiled node.",
+    columns: &[
+        col!("trace", Utf8Dict, "Trace name."),
+        super::columns::RANK,
+        col!(
+            "handle",
+            Int64,
+            "Opaque agent handle (what dispatch records name)."
+        ),
+        col!("type", Utf8Dict, "CPU or GPU."),
+        col!("node_id", Int64, "KFD node id."),
+        col!(
+            "logical_node_id",
+            Int64,
+            "The N of 'Agent-N' in rocprofv3's other outputs."
+        ),
+        col!("gpu_index", Int64, "GPU ordinal (NULL for CPUs)."),
+        col!("name", Utf8Dict, "gfx target (gfx942) or CPU model."),
+        col!(
+            "product_name",
+            Utf8Dict,
+            "Marketing name (AMD Instinct MI300X)."
+        ),
+        col!("cu_count", Int64, "Compute units."),
+        col!("simd_count", Int64, "SIMDs."),
+        col!("wave_front_size", Int64, "Wavefront size."),
+        col!("max_engine_clk_fcompute", Int64, "Peak engine clock, MHz."),
+        col!("num_xcc", Int64, "Accelerator complex dies."),
+    ],
+};
+
+pub const HLO_INSTRUCTIONS: TableDoc = TableDoc {
+    name: "hlo_instructions",
+    doc: "JAX XPlane traces: one row per instruction of every compiled XLA module whose HloProto the trace's /host:metadata plane holds (the `Hlo Proto` stat of its `<module>(<program_id>)` entries). Kernels join it on (hlo_module, program_id, hlo_op) = (module, program_id, name).",
+    columns: &[
+        col!("trace", Utf8Dict, "Trace name."),
+        super::columns::RANK,
+        col!("module", Utf8Dict, "Module name, from the metadata entry <module>(<program_id>), e.g. jit_forward_3d_conv."),
+        col!("program_id", Int64, "The program id in that entry's name (NULL if it has none)."),
+        col!("computation", Utf8Dict, "The computation holding the instruction (ENTRY main.42, fused_convert, ...)."),
+        col!("is_entry", Bool, "Whether that computation is the module's entry computation."),
+        col!("name", Utf8Dict, "Instruction name without HLO text's %, e.g. cudnn-conv.1 (what the hlo_op stat names)."),
+        col!("id", Int64, "Instruction id, unique in the module (may exceed 2^31)."),
+        col!("opcode", Utf8Dict, "HLO opcode: fusion, custom-call, convolution, ..."),
+        col!("shape", Utf8Dict, "Output shape as HLO text: bf16[1,16,32]{2,1,0} (dims, then the layout's minor_to_major), scalars f32[], tuples (a,b) with elements joined by ',' and XLA's /*index=5*/ before every fifth element (TraceLens's normalised output)."),
+        col!("operands", Utf8List, "Operand instruction names, in order (no %)."),
+        col!("operand_shapes", Utf8List, "The operands' shapes as HLO text, in order (TraceLens's resolved operands, without its /*index=N*/ quirk)."),
+        col!("called_computations", Utf8List, "Names of the computations it calls (a fusion's fused computation, a reduce's reducer, ...)."),
+        col!("custom_call_target", Utf8Dict, "custom-call target, e.g. __cudnn$convForward (bare; TraceLens keeps the key and quotes)."),
+        col!("backend_config", Utf8, "backend_config as written (JSON for GPU custom calls and fusions)."),
+        col!("fusion_kind", Utf8Dict, "kLoop, kInput, kOutput, kCustom for fusions."),
+        col!("op_type", Utf8Dict, "OpMetadata op_type (the JAX primitive)."),
+        col!("op_name", Utf8Dict, "OpMetadata op_name (the JAX name scope of the op)."),
+        col!("source_file", Utf8Dict, "OpMetadata source_file."),
+        col!("source_line", Int64, "OpMetadata source_line."),
+        col!("is_root", Bool, "Whether it is its computation's root (TraceLens's HLO-text parser skips ROOT lines, so an ENTRY root is 'Missing hlo_op' there)."),
+    ],
+};
+
+fn ints<T>(rows: &[T], f: impl Fn(&T) -> Option<i64>) -> ArrayRef {
+    int64(rows.iter().map(f))
+}
+
+fn texts<T>(rows: &[T], f: impl Fn(&T) -> Option<&str>) -> Result<ArrayRef, ArrowError> {
+    dict(rows.iter().map(f))
+}
+
+pub fn dispatches(native: &Native, name: &str) -> Result<RecordBatch, ArrowError> {
+    let r = &native.dispatches;
+    DISPATCHES.batch(vec![
+        ("trace", repeat_dict(name, r.len())),
+        ("uid", ints(r, |d| Some(i64::from(d.uid)))),
+        ("name", texts(r, |d| Some(d.name.as_str()))?),
+        ("name_full", texts(r, |d| d.name_full.as_deref())?),
+        ("agent", texts(r, |d| d.agent.as_deref())?),
+        ("gpu_index", ints(r, |d| d.gpu_index)),
+        ("queue_id", ints(r, |d| d.queue_id)),
+        ("stream_id", ints(r, |d| d.stream_id)),
+        ("kernel_id", ints(r, |d| d.kernel_id)),
+        ("dispatch_id", ints(r, |d| d.dispatch_id)),
+        ("corr_id", ints(r, |d| d.corr_id)),
+        ("thread_id", ints(r, |d| d.thread_id)),
+        ("begin_ns", ints(r, |d| d.begin_ns)),
+        ("end_ns", ints(r, |d| d.end_ns)),
+        ("delta_ns", ints(r, |d| d.delta_ns)),
+        ("grid_x", ints(r, |d| d.grid[0])),
+        ("grid_y", ints(r, |d| d.grid[1])),
+        ("grid_z", ints(r, |d| d.grid[2])),
+        ("block_x", ints(r, |d| d.block[0])),
+        ("block_y", ints(r, |d| d.block[1])),
+        ("block_z", ints(r, |d| d.block[2])),
+        ("grid_size", ints(r, |d| d.grid_size)),
+        ("workgroup_size", ints(r, |d| d.workgroup_size)),
+        ("lds", ints(r, |d| d.lds)),
+        ("scratch", ints(r, |d| d.scratch)),
+        ("vgpr", ints(r, |d| d.vgpr)),
+        ("accum_vgpr", ints(r, |d| d.accum_vgpr)),
+        ("sgpr", ints(r, |d| d.sgpr)),
+        ("device_id", ints(r, |d| d.device_id)),
+        ("begin_ps", ints(r, |d| d.begin_ps)),
+        ("end_ps", ints(r, |d| d.end_ps)),
+        ("hlo_module", texts(r, |d| d.hlo_module.as_deref())?),
+        ("hlo_op", texts(r, |d| d.hlo_op.as_deref())?),
+        ("program_id", ints(r, |d| d.program_id)),
+        ("tf_op", texts(r, |d| d.tf_op.as_deref())?),
+        ("name_scope", texts(r, |d| d.name_scope.as_deref())?),
+        ("kernel_details", texts(r, |d| d.kernel_details.as_deref())?),
+    ])
+}
+
+pub fn api_calls(native: &Native, name: &str) -> Result<RecordBatch, ArrowError> {
+    let r = &native.api_calls;
+    API_CALLS.batch(vec![
+        ("trace", repeat_dict(name, r.len())),
+        ("uid", ints(r, |a| Some(i64::from(a.uid)))),
+        ("domain", texts(r, |a| Some(a.domain.as_str()))?),
+        ("name", texts(r, |a| Some(a.name.as_str()))?),
+        ("thread_id", ints(r, |a| a.thread_id)),
+        ("begin_ns", ints(r, |a| a.begin_ns)),
+        ("end_ns", ints(r, |a| a.end_ns)),
+        ("delta_ns", ints(r, |a| a.delta_ns)),
+        ("corr_id", ints(r, |a| a.corr_id)),
+        ("kind", ints(r, |a| a.kind)),
+        ("operation", ints(r, |a| a.operation)),
+        ("device_id", ints(r, |a| a.device_id)),
+        ("agent", texts(r, |a| a.agent.as_deref())?),
+        ("stream_id", ints(r, |a| a.stream_id)),
+    ])
+}
+
+pub fn memory_copies(native: &Native, name: &str) -> Result<RecordBatch, ArrowError> {
+    let r = &native.memory_copies;
+    MEMORY_COPIES.batch(vec![
+        ("trace", repeat_dict(name, r.len())),
+        ("uid", ints(r, |m| Some(i64::from(m.uid)))),
+        ("name", texts(r, |m| Some(m.name.as_str()))?),
+        ("begin_ns", ints(r, |m| m.begin_ns)),
+        ("end_ns", ints(r, |m| m.end_ns)),
+        ("delta_ns", ints(r, |m| m.delta_ns)),
+        ("bytes", ints(r, |m| m.bytes)),
+        ("src_agent", texts(r, |m| m.src_agent.as_deref())?),
+        ("dst_agent", texts(r, |m| m.dst_agent.as_deref())?),
+        ("corr_id", ints(r, |m| m.corr_id)),
+        ("stream_id", ints(r, |m| m.stream_id)),
+        ("thread_id", ints(r, |m| m.thread_id)),
+    ])
+}
+
+pub fn agents(native: &Native, name: &str) -> Result<RecordBatch, ArrowError> {
+    let r = &native.agents;
+    AGENTS.batch(vec![
+        ("trace", repeat_dict(name, r.len())),
+        ("handle", ints(r, |a| a.handle)),
+        ("type", texts(r, |a| a.kind.as_deref())?),
+        ("node_id", ints(r, |a| a.node_id)),
+        ("logical_node_id", ints(r, |a| a.logical_node_id)),
+        ("gpu_index", ints(r, |a| a.gpu_index)),
+        ("name", texts(r, |a| a.name.as_deref())?),
+        ("product_name", texts(r, |a| a.product_name.as_deref())?),
+        ("cu_count", ints(r, |a| a.cu_count)),
+        ("simd_count", ints(r, |a| a.simd_count)),
+        ("wave_front_size", ints(r, |a| a.wave_front_size)),
+        (
+            "max_engine_clk_fcompute",
+            ints(r, |a| a.max_engine_clk_fcompute),
+        ),
+        ("num_xcc", ints(r, |a| a.num_xcc)),
+    ])
+}
+
+pub fn hlo_instructions(native: &Native, name: &str) -> Result<RecordBatch, ArrowError> {
+    let r = &native.hlo_instructions;
+    let lists = |f: fn(&crate::ingest::native::HloInstruction) -> &str| {
+        utf8_list_from_json(r.iter().map(|h| Some(f(h))))
+    };
+    HLO_INSTRUCTIONS.batch(vec![
+        ("trace", repeat_dict(name, r.len())),
+        ("module", texts(r, |h| Some(h.module.as_str()))?),
+        ("program_id", ints(r, |h| h.program_id)),
+        ("computation", texts(r, |h| Some(h.computation.as_str()))?),
+        ("is_entry", boolean(r.iter().map(|h| Some(h.is_entry)))),
+        ("name", texts(r, |h| Some(h.name.as_str()))?),
+        ("id", ints(r, |h| Some(h.id))),
+        ("opcode", texts(r, |h| Some(h.opcode.as_str()))?),
+        ("shape", texts(r, |h| Some(h.shape.as_str()))?),
+        ("operands", lists(|h| h.operands.as_str())),
+        ("operand_shapes", lists(|h| h.operand_shapes.as_str())),
+        (
+            "called_computations",
+            lists(|h| h.called_computations.as_str()),
+        ),
+        (
+            "custom_call_target",
+            texts(r, |h| h.custom_call_target.as_deref())?,
+        ),
+        (
+            "backend_config",
+            super::columns::utf8(r.iter().map(|h| h.backend_config.as_deref())),
+        ),
+        ("fusion_kind", texts(r, |h| h.fusion_kind.as_deref())?),
+        ("op_type", texts(r, |h| h.op_type.as_deref())?),
+        ("op_name", texts(r, |h| h.op_name.as_deref())?),
+        ("source_file", texts(r, |h| h.source_file.as_deref())?),
+        ("source_line", ints(r, |h| h.source_line)),
+        ("is_root", boolean(r.iter().map(|h| Some(h.is_root)))),
+    ])
+}
+
+/// All five tables of one trace, in [`super::TABLES`] order.
+pub fn build(native: &Native, name: &str) -> Result<Vec<(&'static str, RecordBatch)>, ArrowError> {
+    Ok(vec![
+        (DISPATCHES.name, dispatches(native, name)?),
+        (API_CALLS.name, api_calls(native, name)?),
+        (MEMORY_COPIES.name, memory_copies(native, name)?),
+        (AGENTS.name, agents(native, name)?),
+        (HLO_INSTRUCTIONS.name, hlo_instructions(native, name)?),
+    ])
+}
