@@ -49,8 +49,9 @@ struct Cli {
     #[arg(long, global = true)]
     tracelens_compat: bool,
     /// Read every input as this format instead of telling it from the
-    /// content: kineto (PyTorch profiler JSON), rocprofv3 (rocprofv3 JSON) or
-    /// pftrace (Perfetto-style JSON, e.g. a rocprofv3 .pftrace through traceconv).
+    /// content: kineto (PyTorch profiler JSON), rocprofv3 (rocprofv3 JSON),
+    /// pftrace (Perfetto-style JSON, e.g. a rocprofv3 .pftrace through traceconv)
+    /// or jax (JAX XPlane protobuf).
     #[arg(long, global = true, value_name = "FORMAT", value_parser = parse_format)]
     format_hint: Option<tracesql::ingest::SourceFormat>,
     /// A report option, NAME=VALUE (repeatable): what TraceLens's reports take

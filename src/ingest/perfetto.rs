@@ -12,7 +12,10 @@
 //! TraceLens's parsing rules (two time extractors, first-seen agent order) are
 //! SQL over them.
 
-use serde_json::{Map, Value};
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+use serde_json::value::RawValue;
 
 use super::kineto::{self, ReadOptions};
 use super::native::{ApiCall, Dispatch, MemoryCopy, SourceFormat};
@@ -36,7 +39,7 @@ pub fn load(path: &str) -> Result<RawTrace, IngestError> {
         }
         Err(e) => return Err(e),
     };
-    annotate(&mut trace);
+    crate::timing::timed("  annotate (Perfetto args)", || annotate(&mut trace));
     Ok(trace)
 }
 
@@ -74,6 +77,9 @@ pub fn annotate(trace: &mut RawTrace) {
     // kernel's `kernels.device` gets without an explicit device id (TraceLens's
     // DevId; "Agent-2" written first is device 0).
     let mut agent_index: std::collections::HashMap<String, i64> = Default::default();
+    // The args text of the event at hand, copied out of the trace so that the
+    // trace can be updated while its values are read.
+    let mut text = String::new();
     for uid in 0..trace.len() {
         let ph = trace.str(trace.ph.get(uid)).unwrap_or("");
         // The end of a begin/end pair carries nothing of its own.
@@ -86,10 +92,9 @@ pub fn annotate(trace: &mut RawTrace) {
         if role == Role::Other {
             continue;
         }
-        let args: Map<String, Value> = trace
-            .args_of(uid)
-            .and_then(|text| serde_json::from_str(text).ok())
-            .unwrap_or_default();
+        text.clear();
+        text.push_str(trace.args_of(uid).unwrap_or("{}"));
+        let args: BTreeMap<Cow<str>, &RawValue> = serde_json::from_str(&text).unwrap_or_default();
         let a = Args(&args);
         let (begin, end, delta) = (a.int("begin_ns"), a.int("end_ns"), a.int("delta_ns"));
         let corr = ["corr_id", "correlation_id", "correlationId", "CorrId"]
@@ -208,42 +213,66 @@ fn device_id(a: &Args) -> Option<i64> {
 }
 
 /// One event's args, read the way Python's `int()` and truthiness read them.
-struct Args<'a>(&'a Map<String, Value>);
+///
+/// Values stay raw JSON text until asked for: an event has a dozen
+/// annotations and a trace millions of events, and most values are read once
+/// or never (a duplicated key: the last one wins, as in Python's dict).
+struct Args<'a>(&'a BTreeMap<Cow<'a, str>, &'a RawValue>);
 
 impl Args<'_> {
+    fn raw(&self, key: &str) -> Option<&str> {
+        self.0.get(key).map(|v| v.get().trim())
+    }
+
+    /// A string value, unescaped.
+    fn string(raw: &str) -> Option<Cow<'_, str>> {
+        raw.starts_with('"')
+            .then(|| serde_json::from_str(raw).ok())
+            .flatten()
+    }
+
     /// `int(value)`: integers, floats truncated toward zero, and strings that
     /// hold an integer (surrounding spaces allowed); None for anything else.
     fn int(&self, key: &str) -> Option<i64> {
-        match self.0.get(key)? {
-            Value::Number(n) => n.as_i64().or_else(|| {
-                n.as_f64()
+        let raw = self.raw(key)?;
+        match raw {
+            "true" => Some(1),
+            "false" => Some(0),
+            _ if raw.starts_with('"') => {
+                Self::string(raw).and_then(|s| s.trim().replace('_', "").parse().ok())
+            }
+            _ => raw.parse::<i64>().ok().or_else(|| {
+                raw.parse::<f64>()
+                    .ok()
                     .filter(|f| f.is_finite())
                     .map(|f| f.trunc() as i64)
             }),
-            Value::String(s) => s.trim().replace('_', "").parse().ok(),
-            Value::Bool(b) => Some(i64::from(*b)),
-            _ => None,
         }
     }
 
     /// The value as text: a string as it is, anything else as JSON.
     fn text(&self, key: &str) -> Option<String> {
-        match self.0.get(key)? {
-            Value::Null => None,
-            Value::String(s) => Some(s.clone()),
-            other => Some(other.to_string()),
+        match self.raw(key)? {
+            "null" => None,
+            raw if raw.starts_with('"') => Self::string(raw).map(Cow::into_owned),
+            raw => Some(raw.to_string()),
         }
     }
 
-    /// [`Args::text`] of a truthy value only (not "", 0, false or null).
+    /// [`Args::text`] of a truthy value only (not "", 0, false, null, [] or {}).
     fn truthy_text(&self, key: &str) -> Option<String> {
-        let truthy = match self.0.get(key)? {
-            Value::Null => false,
-            Value::Bool(b) => *b,
-            Value::Number(n) => n.as_f64() != Some(0.0),
-            Value::String(s) => !s.is_empty(),
-            Value::Array(v) => !v.is_empty(),
-            Value::Object(m) => !m.is_empty(),
+        let raw = self.raw(key)?;
+        let inner_empty = |open: char| {
+            raw.strip_prefix(open)
+                .is_some_and(|rest| rest[..rest.len().saturating_sub(1)].trim().is_empty())
+        };
+        let truthy = match raw {
+            "null" | "false" | "\"\"" => false,
+            "true" => true,
+            _ if raw.starts_with('"') => Self::string(raw).is_some_and(|s| !s.is_empty()),
+            _ if raw.starts_with('[') => !inner_empty('['),
+            _ if raw.starts_with('{') => !inner_empty('{'),
+            _ => raw.parse::<f64>().is_ok_and(|f| f != 0.0),
         };
         truthy.then(|| self.text(key)).flatten()
     }
@@ -255,12 +284,11 @@ mod tests {
 
     #[test]
     fn args_read_as_python_reads_them() {
-        let map: Map<String, Value> = serde_json::from_str(
-            r#"{"a": 12, "b": 12.9, "c": " 7 ", "d": "Agent-2", "e": -3.5, "f": 0, "g": ""}"#,
-        )
-        .expect("json");
+        let text = r#"{"a": 12, "b": 12.9, "c": " 7 ", "d": "Agent-2", "e": -3.5, "f": 0, "g": "",
+            "h": [], "i": [1], "j": "A\u0067ent-3", "k": true, "a": 13}"#;
+        let map: BTreeMap<Cow<str>, &RawValue> = serde_json::from_str(text).expect("json");
         let a = Args(&map);
-        assert_eq!(a.int("a"), Some(12));
+        assert_eq!(a.int("a"), Some(13), "the last of a duplicated key");
         assert_eq!(a.int("b"), Some(12));
         assert_eq!(a.int("c"), Some(7));
         assert_eq!(a.int("d"), None);
@@ -269,7 +297,11 @@ mod tests {
         assert_eq!(a.truthy_text("d").as_deref(), Some("Agent-2"));
         assert_eq!(a.truthy_text("f"), None);
         assert_eq!(a.truthy_text("g"), None);
-        assert_eq!(a.text("a").as_deref(), Some("12"));
+        assert_eq!(a.text("a").as_deref(), Some("13"));
+        assert_eq!(a.truthy_text("h"), None);
+        assert_eq!(a.truthy_text("i").as_deref(), Some("[1]"));
+        assert_eq!(a.text("j").as_deref(), Some("Agent-3"), "escapes decoded");
+        assert_eq!(a.int("k"), Some(1));
     }
 
     #[test]

@@ -428,6 +428,32 @@ fn timed_event<'a>(
     }
 }
 
+/// An event's args as JSON text: integer (or null) values, then integer
+/// triples. Written directly, not through serde_json's `Value`: a rocprofv3
+/// file has tens of thousands of records, and this runs once for each.
+fn int_args(ints: &[(&str, Option<i64>)], triples: &[(&str, [i64; 3])]) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::with_capacity(24 * (ints.len() + triples.len()) + 2);
+    out.push('{');
+    for (key, value) in ints {
+        if out.len() > 1 {
+            out.push(',');
+        }
+        let _ = match value {
+            Some(v) => write!(out, "\"{key}\":{v}"),
+            None => write!(out, "\"{key}\":null"),
+        };
+    }
+    for (key, [x, y, z]) in triples {
+        if out.len() > 1 {
+            out.push(',');
+        }
+        let _ = write!(out, "\"{key}\":[{x},{y},{z}]");
+    }
+    out.push('}');
+    out
+}
+
 /// Blocks per axis (Kineto's `grid`) from work-items and work-group size.
 fn blocks(items: Option<i64>, group: Option<i64>) -> i64 {
     match (items.unwrap_or(1), group.unwrap_or(1)) {
@@ -455,17 +481,17 @@ fn add_dispatch(
     let device = gpu.or(agent);
     let grid_blocks = [0, 1, 2].map(|i| blocks(grid[i], block[i]));
     let block_items = block.map(|b| b.unwrap_or(1));
-    let args = serde_json::json!({
-        "device": device,
-        "stream": stream,
-        "correlation": corr,
-        "queue": Handle::of(info.queue_id),
-        "dispatch_id": info.dispatch_id,
-        "kernel_id": info.kernel_id,
-        "grid": grid_blocks,
-        "block": block_items,
-    })
-    .to_string();
+    let args = int_args(
+        &[
+            ("device", device),
+            ("stream", stream),
+            ("correlation", corr),
+            ("queue", Handle::of(info.queue_id)),
+            ("dispatch_id", info.dispatch_id.map(|v| v as i64)),
+            ("kernel_id", info.kernel_id.map(|v| v as i64)),
+        ],
+        &[("grid", grid_blocks), ("block", block_items)],
+    );
     let name = names.kernel_name(info.kernel_id);
     let device_text = device.map_or("GPU".into(), |d| d.to_string());
     let stream_text = stream.map_or("0".into(), |s| s.to_string());
@@ -547,13 +573,15 @@ fn add_copy(trace: &mut RawTrace, names: &Names, record: &CopyRecord) -> Result<
         .correlation_id
         .and_then(|c| c.internal)
         .map(|c| c as i64);
-    let args = serde_json::json!({
-        "device": device,
-        "stream": stream,
-        "correlation": corr,
-        "bytes": record.bytes,
-    })
-    .to_string();
+    let args = int_args(
+        &[
+            ("device", device),
+            ("stream", stream),
+            ("correlation", corr),
+            ("bytes", record.bytes),
+        ],
+        &[],
+    );
     let name = copy_name(record.operation);
     let device_text = device.map_or("GPU".into(), |d| d.to_string());
     let stream_text = stream.map_or("0".into(), |s| s.to_string());
@@ -598,13 +626,15 @@ fn add_api_call(
             record.operation.map_or("?".into(), |o| o.to_string())
         ),
     };
-    let args = serde_json::json!({
-        "correlation": corr,
-        "kind": record.kind,
-        "operation": record.operation,
-        "tid": record.thread_id,
-    })
-    .to_string();
+    let args = int_args(
+        &[
+            ("correlation", corr),
+            ("kind", record.kind),
+            ("operation", record.operation),
+            ("tid", record.thread_id),
+        ],
+        &[],
+    );
     let pid_text = pid.map_or("0".into(), |p| p.to_string());
     let tid_text = record.thread_id.map_or("0".into(), |t| t.to_string());
     let mut event = timed_event(&name, domain, pid_text, tid_text, span, &args);
@@ -634,4 +664,21 @@ fn add_api_call(
         stream_id: None,
     });
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::int_args;
+
+    #[test]
+    fn args_are_json_objects_of_integers() {
+        let text = int_args(
+            &[("device", Some(1)), ("stream", None)],
+            &[("grid", [4, 2, 1])],
+        );
+        assert_eq!(text, r#"{"device":1,"stream":null,"grid":[4,2,1]}"#);
+        let value: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+        assert_eq!(value["grid"][1], 2);
+        assert_eq!(int_args(&[], &[]), "{}");
+    }
 }

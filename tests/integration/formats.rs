@@ -510,3 +510,46 @@ fn the_format_hint_overrides_detection() {
         run.stderr
     );
 }
+
+#[test]
+fn every_command_opens_the_other_formats() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for (file, kernels, api_calls) in [(ROCPROF, 8, 9), (PERFETTO, 6, 4)] {
+        let path = fixture(file);
+        let at = |name: &str| dir.path().join(name).to_string_lossy().into_owned();
+        // export, then the export reopened: the same tables and reports.
+        let export = at("export");
+        tracesql_ok(&["export", &path, "--platform", "none", "--parquet", &export]);
+        let counted = one(&export, "SELECT count(*) FROM kernel_dispatches");
+        assert_eq!(counted, kernels.to_string(), "{file}");
+        let (direct, reopened) = (at("direct"), at("reopened"));
+        tracesql_ok(&["report", &path, "--platform", "none", "--out", &direct]);
+        tracesql_ok(&["report", &export, "--platform", "none", "--out", &reopened]);
+        for entry in std::fs::read_dir(&direct).expect("out").flatten() {
+            let name = entry.file_name();
+            let again = std::fs::read(std::path::Path::new(&reopened).join(&name));
+            assert_eq!(
+                std::fs::read(entry.path()).ok(),
+                again.ok(),
+                "{file}: {name:?} differs when read from the export"
+            );
+        }
+        // analyze, compare and the REPL take them as they take Kineto traces.
+        let analysis = tracesql_ok(&["analyze", &path, "--platform", "MI300X"]);
+        assert!(analysis.contains("Rule "), "{analysis}");
+        let compared = at("compared");
+        tracesql_ok(&["compare", &path, &path, "--out", &compared]);
+        assert!(std::path::Path::new(&compared)
+            .join("compare_gpu_timeline.csv")
+            .is_file());
+        let (out, err, code) = crate::util::repl_piped(
+            &[&path],
+            "SELECT 'calls=' || count(*) AS n FROM api_calls;\n",
+        );
+        assert_eq!(code, 0, "{err}");
+        assert!(out.contains(&format!("calls={api_calls}")), "{out}");
+        for name in ["export", "direct", "reopened", "compared"] {
+            let _ = std::fs::remove_dir_all(dir.path().join(name));
+        }
+    }
+}

@@ -385,3 +385,118 @@ fn conv_flops_count_the_whole_filter_by_default_and_its_spatial_dims_under_compa
     assert_eq!(filter, "(5120, 16, 1, 2, 2)");
     assert!((fixed / compat - 16.0).abs() < 1e-9, "{fixed} vs {compat}");
 }
+
+/// The attention sheets of the Transformer Engine trace, where TraceLens
+/// crashes: its te_fused_attn custom calls pack q, k and v into one
+/// `bf16[2,2048,3,16,128]` operand (qkv_layout BS3HD, k and v `bf16[0]`).
+/// Read through the layout, q, k and v are each B×S×H×D = 2×2048×16×128; the
+/// backend config's mask_type 2 (causal) halves the FLOPs by default, while
+/// under --tracelens-compat causal is False as in TraceLens's model.
+#[test]
+fn te_fused_attention_sheets_read_packed_qkv_and_count_sdpa_flops() {
+    let name = "jax_te_fused_attn";
+    let Some(dir) = trace_dir(name) else { return };
+    let (b, n, h, d) = (2.0_f64, 2048.0_f64, 16.0_f64, 128.0_f64);
+    // Forward: QKᵀ and PV, 2·N_Q·N_KV·d each per batch and head.
+    let fwd = 2.0 * b * h * n * n * d + 2.0 * b * h * n * n * d;
+    // Backward (flash): recompute QKᵀ, dV, dP, dQ, dK: five such GEMMs.
+    let bwd = 5.0 * 2.0 * b * h * n * n * d;
+    let q_elems = b * n * h * d;
+    let report = |compat: bool| -> tempfile::TempDir {
+        let out = tempfile::tempdir().expect("temp dir");
+        let out_dir = out.path().to_string_lossy().into_owned();
+        let trace = pb(&dir, name);
+        let mut args = vec![
+            "report",
+            trace.as_str(),
+            "--platform",
+            "none",
+            "--out",
+            &out_dir,
+        ];
+        if compat {
+            args.push("--tracelens-compat");
+        }
+        crate::util::tracesql_ok(&args);
+        out
+    };
+    for compat in [false, true] {
+        let out = report(compat);
+        let halve = if compat { 1.0 } else { 0.5 };
+        let mut seen = 0;
+        for (sheet, expected_rows) in [("op_fa_fwd", 1), ("op_fa_bwd", 3), ("op_te", 2)] {
+            let rows = csv_rows(&out.path().join(format!("{sheet}.csv")));
+            assert_eq!(
+                rows.len() - 1,
+                expected_rows,
+                "{sheet} (compat {compat}): {rows:?}"
+            );
+            let col = |c: &str| {
+                rows[0]
+                    .iter()
+                    .position(|x| x == c)
+                    .unwrap_or_else(|| panic!("{sheet}: {c}"))
+            };
+            assert_eq!(
+                rows[0].iter().any(|c| c == "param: dropout"),
+                !compat,
+                "{sheet}: dropout is a default-mode param"
+            );
+            for row in &rows[1..] {
+                let cell = |c: &str| row[col(c)].as_str();
+                let num = |c: &str| -> f64 {
+                    cell(c)
+                        .parse()
+                        .unwrap_or_else(|_| panic!("{c}: {}", cell(c)))
+                };
+                for (param, value) in [
+                    ("param: B", "2"),
+                    ("param: N_Q", "2048"),
+                    ("param: H_Q", "16"),
+                    ("param: N_KV", "2048"),
+                    ("param: H_KV", "16"),
+                    ("param: d_h_qk", "128"),
+                    ("param: d_h_v", "128"),
+                    ("param: bytes_per_element", "2"),
+                    ("param: flash_impl", "True"),
+                    ("param: dtype_A_B", "('c10::bfloat16', 'c10::bfloat16')"),
+                ] {
+                    assert_eq!(cell(param), value, "{sheet} {param}");
+                }
+                assert_eq!(cell("param: causal"), if compat { "False" } else { "True" });
+                assert_eq!(
+                    cell("Input Dims_first"),
+                    "((2, 2048, 3, 16, 128), (0,), (0,))"
+                );
+                // The forward call's kernels (FmhaFwd, the rng-state helper) get the
+                // forward FLOPs; the backward call's (FmhaBwd*, fill-buffer) the backward.
+                let backward = sheet == "op_fa_bwd" || cell("name").contains("fillBuffer");
+                let (flops, bytes) = if backward {
+                    (bwd * halve, 7.0 * q_elems * 2.0)
+                } else {
+                    (fwd * halve, 4.0 * q_elems * 2.0)
+                };
+                let gflops = num("GFLOPS_first");
+                assert!(
+                    (gflops - flops / 1e9).abs() < 1e-9,
+                    "{sheet} compat {compat}: {gflops}"
+                );
+                let mb = num("Data Moved (MB)_first");
+                assert!((mb - bytes / 1048576.0).abs() < 1e-9, "{sheet}: {mb}");
+                // Every kernel of the call carries the whole op: under compat the
+                // rate divides by the kernel's own time (a few-µs helper kernel
+                // reads as > 10 PFLOPS/s), by default by the call's kernel time.
+                let tflops = num("TFLOPS/s_max");
+                let short = num("Kernel Time (µs)_max") < 50.0;
+                if compat && short {
+                    assert!(tflops > 10_000.0, "{sheet}: {tflops}");
+                } else if !compat {
+                    assert!(tflops < 1_000.0, "{sheet}: {tflops}");
+                }
+                seen += num("name_count") as usize;
+            }
+        }
+        // 10 forward calls of 2 kernels, 10 backward calls of 5.
+        assert_eq!(seen, 70, "compat {compat}");
+    }
+}

@@ -28,6 +28,7 @@ pub mod py_repr;
 pub mod py_str_list;
 pub mod pyfmt;
 pub mod roofline;
+pub mod sdpa_metrics;
 pub mod setting;
 pub mod uncovered_time;
 
@@ -169,6 +170,11 @@ pub const FUNCTIONS: &[FunctionDoc] = &[
         returns: "DOUBLE, DOUBLE, UTF8 Python dict",
     },
     FunctionDoc {
+        usage: "sdpa_flops(b, n_q, h_q, n_kv, h_kv, d_qk, d_v, causal, flash_impl, direction [, semantics, bottom_right]), sdpa_bytes(b, n_q, h_q, n_kv, h_kv, d_qk, d_v, bpe, direction)",
+        kind: "scalar",
+        returns: "DOUBLE attention FLOPs / bytes of the SDPA model (fwd or bwd), NULL when invalid",
+    },
+    FunctionDoc {
         usage: "tflops_per_s(flops, kernel_us), tb_per_s(bytes, kernel_us), flops_per_byte(flops, bytes)",
         kind: "scalar",
         returns: "DOUBLE",
@@ -247,6 +253,12 @@ pub fn register_all(ctx: &SessionContext) {
         perf::udf::Rate::FlopsPerByte,
     ] {
         ctx.register_udf(ScalarUDF::from(perf::udf::RateUdf::new(rate)));
+    }
+    for output in [
+        sdpa_metrics::SdpaOutput::Flops,
+        sdpa_metrics::SdpaOutput::Bytes,
+    ] {
+        ctx.register_udf(ScalarUDF::from(sdpa_metrics::SdpaMetrics::new(output)));
     }
     perf::sheet::register(ctx);
     ctx.register_udtf(

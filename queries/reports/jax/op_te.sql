@@ -1,0 +1,98 @@
+-- name: jax_op_te
+-- version: 1
+-- kind: report
+-- formats: jax
+-- order: 54
+-- sheet: op_te
+-- drop_null_columns: param: dropout
+-- description: JAX XPlane: TE kernels of Transformer Engine fused-attention custom calls with the attention's B, N, H, d (packed QKV read through its layout), SDPA FLOPs, bytes, TFLOPS/s and TB/s per kernel, grouped by kernel name and params (view jax_attention_sheet).
+--
+-- TraceLens sheet `op_te` of its JAX report (spec formats.md §C.7 item 10,
+-- models jax_te_fused_attn / jax_te_fused_attn_bwd; SDPA formulas
+-- tracelens-reports.md §7, summary §8.5): the kernels of op category
+-- 'TE' (Transformer Engine kernels that are not flash-attention kernels by name (transformer_engine::…, or helpers of a te_fused_attn custom call such as its rng-state and fill-buffer kernels)) whose HLO custom-call target holds
+-- te_fused_attn_forward_ffi (forward formulas) or te_fused_attn_backward_ffi
+-- (backward formulas: the model name ends in _bwd), in UID order.
+-- TraceLens itself crashes here on packed QKV: it takes q, k, v = the first
+-- three operand shapes as BSHD, and with Transformer Engine's BS3HD layout
+-- (one bf16[B,S,3,H,D] operand, k and v bf16[0]) its shape extraction
+-- raises IndexError, which aborts its whole JAX report (refs/perf_report/
+-- FAILED.txt of the jax_te_fused_attn trace). tracesql writes the sheet in
+-- both modes, reading q, k, v through the backend config's qkv_layout (or
+-- the shapes' packing when it is absent): BS3HD [B,S,3,H,D] → q, k, v each
+-- B×S×H×D; see the view jax_attention_rows for every layout.
+-- Params as TraceLens's model names them: B, N_Q, H_Q, N_KV, H_KV, d_h_qk,
+-- d_h_v, bias (Concrete Inputs[0:1]: the fourth operand's shape), dtype_A_B
+-- (torch names), causal, flash_impl (True), fused (True), bytes_per_element;
+-- by default also dropout (the backend config's dropout_probability; the
+-- column is left out when no row has one, so always under compat).
+-- causal: TraceLens hard-codes False; under --tracelens-compat so do we.
+-- By default it comes from the backend config's mask_type (2/3 causal
+-- top-left, 4/5 bottom-right), which halves the FLOPs when N_Q = N_KV.
+-- Forward flops = B·H_Q·2·N_Q·N_KV·(d_qk + d_v); backward = recompute QKᵀ +
+-- dV + dP + dQ + dK (2.5× the forward with d_qk = d_v, plus GQA reductions);
+-- bytes = (q + k + v + out)·bpe forward, (q + k + v + dO + dQ + dK + dV)·bpe
+-- backward, bpe from the first operand's dtype (sdpa_flops / sdpa_bytes,
+-- the PyTorch SDPA model's formulas). Per kernel GFLOPS = flops/1e9, Data
+-- Moved (MB) = bytes/1048576, FLOPS/Byte = flops/bytes.
+-- Per-kernel FLOPs: every kernel of one custom call gets the attention's
+-- full FLOPs and bytes (TraceLens's behaviour, kept in both modes so that
+-- GFLOPS_first is the op's count). Under --tracelens-compat TFLOPS/s =
+-- (GFLOPS/1e3)/(dur/1e6) and TB/s = (bytes/1e12)/(dur/1e6) use each
+-- kernel's own duration, so a 2 µs helper kernel shows tens of thousands
+-- of TFLOPS/s. Default mode fix: both rates divide by the custom-call
+-- execution's kernel time (the summed durations of its consecutive kernels
+-- on the stream), i.e. every kernel shows its call's achieved rate; Kernel
+-- Time stays per kernel.
+-- process_name_first / process_label_first are 'Unknown' (TraceLens looks
+-- them up at tid 0). Groups: name + the param: cells, sorted by Kernel Time
+-- sum descending then UID_first; std of the rates and times is the sample
+-- std, the kernel stats' std the population std (kernel_stats: numpy
+-- semantics, instances in UID order).
+-- Columns:
+--   name: kernel name
+--   "param: B": batch size
+--   "param: N_Q": query sequence length
+--   "param: H_Q": query heads
+--   "param: N_KV": key/value sequence length
+--   "param: H_KV": key/value heads
+--   "param: d_h_qk": head dim of q and k
+--   "param: d_h_v": head dim of v
+--   "param: bias": TraceLens's bias param, Concrete Inputs[0:1] (the fourth operand's shape), Python text
+--   "param: dtype_A_B": torch names of the first two operand dtypes, Python tuple
+--   "param: dropout": dropout probability from the backend config (default mode only)
+--   "param: causal": causal mask (always False under compat)
+--   "param: flash_impl": always True
+--   "param: fused": always True
+--   "param: bytes_per_element": bytes per element of the first operand's dtype
+--   GFLOPS_first: the attention's GFLOPs (fwd or bwd)
+--   "Data Moved (MB)_first": its bytes, MiB
+--   "FLOPS/Byte_first": FLOPs per byte
+--   "TB/s_mean": mean per-kernel TB/s
+--   "TB/s_median": median per-kernel TB/s
+--   "TB/s_std": sample std of per-kernel TB/s
+--   "TB/s_min": minimum per-kernel TB/s
+--   "TB/s_max": maximum per-kernel TB/s
+--   "TFLOPS/s_mean": mean per-kernel TFLOPS/s
+--   "TFLOPS/s_median": median per-kernel TFLOPS/s
+--   "TFLOPS/s_std": sample std of per-kernel TFLOPS/s
+--   "TFLOPS/s_min": minimum per-kernel TFLOPS/s
+--   "TFLOPS/s_max": maximum per-kernel TFLOPS/s
+--   process_name_first: always Unknown
+--   process_label_first: always Unknown
+--   thread_name_first: the first kernel's stream line name
+--   kernel_details__summarize_kernel_stats: the kernel with count and duration statistics, Python text
+--   "Input Dims_first": TraceLens's Input Dims (the first three operand shapes), Python text
+--   "Input type_first": their dtypes, Python text
+--   "Kernel Time (µs)_mean": mean kernel duration, µs
+--   "Kernel Time (µs)_median": median kernel duration, µs
+--   "Kernel Time (µs)_std": sample std of the kernel durations, µs
+--   "Kernel Time (µs)_min": shortest kernel, µs
+--   "Kernel Time (µs)_max": longest kernel, µs
+--   "Kernel Time (µs)_sum": summed kernel time, µs
+--   name_count: kernels in the group
+--   UID_first: UID of the group's first kernel
+SELECT * EXCLUDE (trace, op_category)
+FROM jax_attention_sheet
+WHERE op_category = 'TE'
+ORDER BY "Kernel Time (µs)_sum" DESC, "UID_first"
