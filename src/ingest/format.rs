@@ -38,7 +38,26 @@ pub fn detect(path: &str) -> Result<SourceFormat, IngestError> {
     if head.is_empty() {
         return Err(IngestError::new(path, Problem::EmptyFile));
     }
-    Ok(sniff(&head))
+    let format = sniff(&head);
+    // A Perfetto protobuf starts like an XPlane (field 1, length-delimited):
+    // its name is the one thing that tells them apart before decoding.
+    let binary = !matches!(skip_space(&head).first(), Some(b'{' | b'['));
+    if binary && is_pftrace_name(path) {
+        return Err(IngestError::new(
+            path,
+            Problem::Invalid(
+                "a Perfetto protobuf trace (.pftrace) is not read yet: export it to JSON with \
+                 `traceconv json FILE OUT.json` and open that"
+                    .into(),
+            ),
+        ));
+    }
+    Ok(format)
+}
+
+fn is_pftrace_name(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    lower.ends_with(".pftrace") || lower.ends_with(".pftrace.gz")
 }
 
 /// Categories only Kineto writes.
@@ -179,6 +198,19 @@ fn categories(head: &[u8]) -> impl Iterator<Item = &str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_binary_pftrace_is_refused_with_what_to_do() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("run_results.pftrace");
+        std::fs::write(&path, [0x0a, 0x03, 0x40, 0x01, 0x02]).expect("write");
+        let e = detect(&path.to_string_lossy())
+            .err()
+            .expect("an error")
+            .to_string();
+        assert!(e.contains("traceconv json"), "{e}");
+        assert!(is_pftrace_name("A.PFTRACE.gz") && !is_pftrace_name("a.json"));
+    }
 
     #[test]
     fn rocprofv3_json_is_told_by_its_first_key() {
