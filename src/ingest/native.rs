@@ -52,19 +52,31 @@ impl SourceFormat {
     }
 }
 
+/// A string held by the trace's interned strings ([`RawTrace::strings`],
+/// [`RawTrace::intern`]), None when the trace does not write it.
+///
+/// Native rows repeat a handful of names tens of thousands of times (every
+/// dispatch of a kernel carries its full demangled name, often a kilobyte):
+/// as ids they cost no allocation per row and become dictionary columns
+/// without hashing each row again.
+///
+/// [`RawTrace::strings`]: super::RawTrace::strings
+/// [`RawTrace::intern`]: super::RawTrace::intern
+pub type Text = Option<u32>;
+
 /// One GPU kernel dispatch (a `kernels` row of the same `uid`).
 #[derive(Debug, Clone, Default)]
 pub struct Dispatch {
     pub uid: u32,
     /// The name the events use (rocprofv3 JSON: TraceLens's choice, the
     /// truncated name first).
-    pub name: String,
+    pub name: Text,
     /// The full name: demangled with its template arguments (rocprofv3 JSON's
     /// formatted name, pftrace's slice name).
-    pub name_full: Option<String>,
+    pub name_full: Text,
     /// The agent as the trace writes it: rocprofv3 JSON's handle as text,
     /// pftrace's `args.agent` string ("Agent-2").
-    pub agent: Option<String>,
+    pub agent: Text,
     /// The GPU ordinal where the trace says it (rocprofv3 JSON `gpu_index`).
     pub gpu_index: Option<i64>,
     pub queue_id: Option<i64>,
@@ -97,14 +109,14 @@ pub struct Dispatch {
     /// JAX: the XLA module, its program id and the HLO instruction the kernel
     /// runs (`hlo_module`, `program_id`, `hlo_op` stats): the key into
     /// `hlo_instructions`.
-    pub hlo_module: Option<String>,
-    pub hlo_op: Option<String>,
+    pub hlo_module: Text,
+    pub hlo_op: Text,
     pub program_id: Option<i64>,
     /// JAX: the `tf_op` stat and the name scope (`name` stat).
-    pub tf_op: Option<String>,
-    pub name_scope: Option<String>,
+    pub tf_op: Text,
+    pub name_scope: Text,
     /// JAX: the `kernel_details` stat as written (`grid:… block:… group_mem:…`).
-    pub kernel_details: Option<String>,
+    pub kernel_details: Text,
 }
 
 /// One host API call (HIP, HSA, RCCL, roctx marker, CUDA runtime).
@@ -112,8 +124,8 @@ pub struct Dispatch {
 pub struct ApiCall {
     pub uid: u32,
     /// hip_api, hsa_api, rccl_api, marker_api, ...
-    pub domain: String,
-    pub name: String,
+    pub domain: Text,
+    pub name: Text,
     /// The real OS thread (`args.tid`, rocprofv3 JSON `thread_id`).
     pub thread_id: Option<i64>,
     pub begin_ns: Option<i64>,
@@ -123,7 +135,7 @@ pub struct ApiCall {
     pub kind: Option<i64>,
     pub operation: Option<i64>,
     pub device_id: Option<i64>,
-    pub agent: Option<String>,
+    pub agent: Text,
     /// `args.stream_ID` (rocprofv3 never writes it).
     pub stream_id: Option<i64>,
 }
@@ -133,13 +145,13 @@ pub struct ApiCall {
 pub struct MemoryCopy {
     pub uid: u32,
     /// MEMORY_COPY_HOST_TO_DEVICE, ...
-    pub name: String,
+    pub name: Text,
     pub begin_ns: Option<i64>,
     pub end_ns: Option<i64>,
     pub delta_ns: Option<i64>,
     pub bytes: Option<i64>,
-    pub src_agent: Option<String>,
-    pub dst_agent: Option<String>,
+    pub src_agent: Text,
+    pub dst_agent: Text,
     pub corr_id: Option<i64>,
     pub stream_id: Option<i64>,
     pub thread_id: Option<i64>,

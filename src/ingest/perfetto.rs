@@ -13,13 +13,13 @@
 //! SQL over them.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 
+use serde::Deserializer as _;
 use serde_json::value::RawValue;
 
 use super::kineto::{self, ReadOptions};
 use super::native::{ApiCall, Dispatch, MemoryCopy, SourceFormat};
-use super::trace::{EventKind, RawTrace};
+use super::trace::{EventKind, FxMap, RawTrace};
 use super::{source, IngestError, Problem};
 
 /// Reads the Perfetto-style JSON trace at `path`. A trace with no events is an
@@ -73,35 +73,75 @@ fn role(cat: &str, name: &str) -> Role {
 /// Gives every event its kind and fills `trace.native` from the args.
 pub fn annotate(trace: &mut RawTrace) {
     trace.native.format = SourceFormat::Pftrace;
-    // Each distinct agent string's index in first-seen order: the device a
-    // kernel's `kernels.device` gets without an explicit device id (TraceLens's
-    // DevId; "Agent-2" written first is device 0).
-    let mut agent_index: std::collections::HashMap<String, i64> = Default::default();
-    // The args text of the event at hand, copied out of the trace so that the
-    // trace can be updated while its values are read.
-    let mut text = String::new();
+    // Read in place while the trace's columns are updated: taken out for the
+    // pass and put back after.
+    let held = std::mem::take(&mut trace.held_args);
+    let mut pass = Pass::default();
+    let mut slots = Slots::default();
     for uid in 0..trace.len() {
-        let ph = trace.str(trace.ph.get(uid)).unwrap_or("");
         // The end of a begin/end pair carries nothing of its own.
-        if matches!(ph, "e" | "E" | "M") {
+        if matches!(trace.str(trace.ph.get(uid)), Some("e" | "E" | "M")) {
             continue;
         }
-        let cat = trace.str(trace.cat.get(uid)).unwrap_or("").to_string();
-        let name = trace.name_of(uid).to_string();
-        let role = role(&cat, &name);
-        if role == Role::Other {
+        let role = pass.role(trace, uid);
+        if role.kind == Role::Other {
             continue;
         }
-        text.clear();
-        text.push_str(trace.args_of(uid).unwrap_or("{}"));
-        let args: BTreeMap<Cow<str>, &RawValue> = serde_json::from_str(&text).unwrap_or_default();
-        let a = Args(&args);
-        let (begin, end, delta) = (a.int("begin_ns"), a.int("end_ns"), a.int("delta_ns"));
-        let corr = ["corr_id", "correlation_id", "correlationId", "CorrId"]
-            .iter()
-            .find_map(|k| a.int(k));
-        let thread_id = a.int("tid");
-        let uid32 = uid as u32;
+        slots.fill(held.get(uid).unwrap_or("{}"));
+        pass.apply(trace, uid, role, &Args(&slots));
+    }
+    trace.held_args = held;
+}
+
+/// What a slice is, with the kind its event gets.
+#[derive(Clone, Copy)]
+struct Classified {
+    kind: Role,
+    event: EventKind,
+}
+
+/// State carried across the events of one [`annotate`] pass.
+#[derive(Default)]
+struct Pass {
+    /// Each (category, name) pair's role: a trace has a few dozen.
+    roles: FxMap<(Option<u32>, Option<u32>), Classified>,
+    /// Each distinct agent's index in first-seen order: the device a kernel's
+    /// `kernels.device` gets without an explicit device id (TraceLens's DevId;
+    /// "Agent-2" written first is device 0).
+    agent_index: FxMap<u32, i64>,
+}
+
+impl Pass {
+    fn role(&mut self, trace: &RawTrace, uid: usize) -> Classified {
+        let key = (trace.cat.get(uid), trace.name.get(uid));
+        *self.roles.entry(key).or_insert_with(|| {
+            let cat = trace.str(key.0).unwrap_or("");
+            let kind = role(cat, trace.str(key.1).unwrap_or(""));
+            let event = match kind {
+                Role::Kernel => EventKind::Kernel,
+                Role::Copy => EventKind::Memcpy,
+                Role::Api
+                    if matches!(cat.to_ascii_lowercase().as_str(), "hip_api" | "cuda_api") =>
+                {
+                    EventKind::Runtime
+                }
+                _ => EventKind::Other,
+            };
+            Classified { kind, event }
+        })
+    }
+
+    fn apply(&mut self, trace: &mut RawTrace, uid: usize, role: Classified, a: &Args) {
+        let (begin, end, delta) = (a.int(Key::BeginNs), a.int(Key::EndNs), a.int(Key::DeltaNs));
+        let corr = [
+            Key::CorrId,
+            Key::CorrelationId,
+            Key::CorrelationIdCamel,
+            Key::CorrIdPascal,
+        ]
+        .iter()
+        .find_map(|&k| a.int(k));
+        let thread_id = a.int(Key::Tid);
         // Slices exported as begin/end pairs have no `dur`: take it from the
         // annotations, so that `kernels` and the timelines see them.
         if trace.dur.get(uid).is_none() {
@@ -112,85 +152,85 @@ pub fn annotate(trace: &mut RawTrace) {
         if corr.is_some() {
             trace.correlation.set(uid, corr);
         }
-        match role {
+        trace.kind[uid] = role.event;
+        let uid32 = uid as u32;
+        let name = trace.name.get(uid);
+        let stream_id = a.int(Key::Stream).or(a.int(Key::StreamId));
+        match role.kind {
             Role::Kernel => {
-                trace.kind[uid] = EventKind::Kernel;
-                let agent = a.truthy_text("agent");
-                let next = agent_index.len() as i64;
-                let index = agent.clone().map(|a| *agent_index.entry(a).or_insert(next));
-                trace.device.set(uid, device_id(&a).or(index));
-                let stream = a.int("stream").or(a.int("stream_id")).or(a.int("queue"));
-                if stream.is_some() {
-                    trace.stream.set(uid, stream);
+                let agent = trace.intern(a.truthy_text(Key::Agent).as_deref());
+                let next = self.agent_index.len() as i64;
+                let index = agent.map(|a| *self.agent_index.entry(a).or_insert(next));
+                trace.device.set(uid, a.device_id().or(index));
+                if let Some(stream) = stream_id.or(a.int(Key::Queue)) {
+                    trace.stream.set(uid, Some(stream));
                 }
                 trace.native.dispatches.push(Dispatch {
                     uid: uid32,
-                    name: name.clone(),
-                    name_full: Some(name),
+                    name,
+                    name_full: name,
                     agent,
-                    queue_id: a.int("queue"),
-                    stream_id: a.int("stream").or(a.int("stream_id")),
-                    kernel_id: a.int("kernel_id"),
+                    queue_id: a.int(Key::Queue),
+                    stream_id,
+                    kernel_id: a.int(Key::KernelId),
                     corr_id: corr,
                     thread_id,
                     begin_ns: begin,
                     end_ns: end,
                     delta_ns: delta,
-                    grid_size: a.int("grid_size"),
-                    workgroup_size: a.int("workgroup_size"),
-                    lds: a.int("LDS_Block_Size").or(a.int("group_segment_size")),
-                    scratch: a.int("Scratch_Size").or(a.int("private_segment_size")),
-                    vgpr: a.int("VGPR_Count"),
-                    accum_vgpr: a.int("Accum_VGPR_Count"),
-                    sgpr: a.int("SGPR_Count"),
-                    device_id: device_id(&a),
+                    grid_size: a.int(Key::GridSize),
+                    workgroup_size: a.int(Key::WorkgroupSize),
+                    lds: a.int(Key::LdsBlockSize).or(a.int(Key::GroupSegmentSize)),
+                    scratch: a.int(Key::ScratchSize).or(a.int(Key::PrivateSegmentSize)),
+                    vgpr: a.int(Key::VgprCount),
+                    accum_vgpr: a.int(Key::AccumVgprCount),
+                    sgpr: a.int(Key::SgprCount),
+                    device_id: a.device_id(),
                     ..Dispatch::default()
                 });
             }
             Role::Copy => {
-                trace.kind[uid] = EventKind::Memcpy;
-                let side = |key| {
-                    a.truthy_text(key)
-                        .and_then(|x| agent_index.get(&x).copied())
+                // Only agents kernels have named before this copy have an index.
+                let index = |key| {
+                    let agent = a.truthy_text(key)?;
+                    let id = trace.strings.lookup(&agent)?;
+                    self.agent_index.get(&id).copied()
                 };
-                if let Some(device) = side("dst_agent").or_else(|| side("src_agent")) {
+                if let Some(device) = index(Key::DstAgent).or_else(|| index(Key::SrcAgent)) {
                     trace.device.set(uid, Some(device));
                 }
+                let src_agent = trace.intern(a.text(Key::SrcAgent).as_deref());
+                let dst_agent = trace.intern(a.text(Key::DstAgent).as_deref());
                 trace.native.memory_copies.push(MemoryCopy {
                     uid: uid32,
                     name,
                     begin_ns: begin,
                     end_ns: end,
                     delta_ns: delta,
-                    bytes: a.int("copy_bytes"),
-                    src_agent: a.text("src_agent"),
-                    dst_agent: a.text("dst_agent"),
+                    bytes: a.int(Key::CopyBytes),
+                    src_agent,
+                    dst_agent,
                     corr_id: corr,
-                    stream_id: a.int("stream").or(a.int("stream_id")),
+                    stream_id,
                     thread_id,
                 });
             }
             Role::Api => {
-                let lower = cat.to_ascii_lowercase();
-                trace.kind[uid] = if lower == "hip_api" || lower == "cuda_api" {
-                    EventKind::Runtime
-                } else {
-                    EventKind::Other
-                };
+                let agent = trace.intern(a.truthy_text(Key::Agent).as_deref());
                 trace.native.api_calls.push(ApiCall {
                     uid: uid32,
-                    domain: cat,
+                    domain: trace.cat.get(uid),
                     name,
                     thread_id,
                     begin_ns: begin,
                     end_ns: end,
                     delta_ns: delta,
                     corr_id: corr,
-                    kind: a.int("kind"),
-                    operation: a.int("operation"),
-                    device_id: device_id(&a),
-                    agent: a.truthy_text("agent"),
-                    stream_id: a.int("stream_ID"),
+                    kind: a.int(Key::Kind),
+                    operation: a.int(Key::Operation),
+                    device_id: a.device_id(),
+                    agent,
+                    stream_id: a.int(Key::StreamIdUpper),
                 });
             }
             Role::Other => {}
@@ -198,42 +238,185 @@ pub fn annotate(trace: &mut RawTrace) {
     }
 }
 
-/// An explicit device id: the first of TraceLens's keys that reads as an int.
-fn device_id(a: &Args) -> Option<i64> {
-    [
-        "device_id",
-        "deviceId",
-        "dev_id",
-        "DevId",
-        "gpu_id",
-        "gpuId",
-    ]
-    .iter()
-    .find_map(|k| a.int(k))
+/// The args keys the reports read, as slots of [`Slots`].
+#[derive(Clone, Copy)]
+enum Key {
+    BeginNs,
+    EndNs,
+    DeltaNs,
+    CorrId,
+    CorrelationId,
+    CorrelationIdCamel,
+    CorrIdPascal,
+    Tid,
+    Agent,
+    Stream,
+    StreamId,
+    StreamIdUpper,
+    Queue,
+    KernelId,
+    GridSize,
+    WorkgroupSize,
+    LdsBlockSize,
+    GroupSegmentSize,
+    ScratchSize,
+    PrivateSegmentSize,
+    VgprCount,
+    AccumVgprCount,
+    SgprCount,
+    CopyBytes,
+    SrcAgent,
+    DstAgent,
+    Kind,
+    Operation,
+    DeviceId,
+    DeviceIdCamel,
+    DevId,
+    DevIdPascal,
+    GpuId,
+    GpuIdCamel,
+}
+
+/// Each [`Key`]'s name in the args, in the enum's order.
+const KEY_NAMES: [&str; 34] = [
+    "begin_ns",
+    "end_ns",
+    "delta_ns",
+    "corr_id",
+    "correlation_id",
+    "correlationId",
+    "CorrId",
+    "tid",
+    "agent",
+    "stream",
+    "stream_id",
+    "stream_ID",
+    "queue",
+    "kernel_id",
+    "grid_size",
+    "workgroup_size",
+    "LDS_Block_Size",
+    "group_segment_size",
+    "Scratch_Size",
+    "private_segment_size",
+    "VGPR_Count",
+    "Accum_VGPR_Count",
+    "SGPR_Count",
+    "copy_bytes",
+    "src_agent",
+    "dst_agent",
+    "kind",
+    "operation",
+    "device_id",
+    "deviceId",
+    "dev_id",
+    "DevId",
+    "gpu_id",
+    "gpuId",
+];
+
+/// TraceLens's keys of an explicit device id, in the order it tries them.
+const DEVICE_KEYS: [Key; 6] = [
+    Key::DeviceId,
+    Key::DeviceIdCamel,
+    Key::DevId,
+    Key::DevIdPascal,
+    Key::GpuId,
+    Key::GpuIdCamel,
+];
+
+/// One event's values of the [`Key`]s, raw JSON text borrowed from the args
+/// (None: absent). Filled in one pass over the args object: other keys are
+/// skipped unread, and a duplicated key keeps its last value, as Python's dict
+/// does.
+struct Slots<'h> {
+    raw: [Option<&'h str>; KEY_NAMES.len()],
+}
+
+impl Default for Slots<'_> {
+    fn default() -> Self {
+        Slots {
+            raw: [None; KEY_NAMES.len()],
+        }
+    }
+}
+
+impl<'h> Slots<'h> {
+    /// Reads `args` (an object's JSON text); a malformed one leaves every slot
+    /// empty, as TraceLens's reports see no value there either.
+    fn fill(&mut self, args: &'h str) {
+        self.raw = [None; KEY_NAMES.len()];
+        let mut de = serde_json::Deserializer::from_str(args);
+        if de.deserialize_map(SlotVisitor(&mut self.raw)).is_err() {
+            self.raw = [None; KEY_NAMES.len()];
+        }
+    }
+
+    fn get(&self, key: Key) -> Option<&'h str> {
+        self.raw[key as usize].map(str::trim)
+    }
+}
+
+/// Fills the slots of an args object's keys with their values' text.
+struct SlotVisitor<'s, 'h>(&'s mut [Option<&'h str>; KEY_NAMES.len()]);
+
+impl<'de> serde::de::Visitor<'de> for SlotVisitor<'_, 'de> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("an args object")
+    }
+
+    fn visit_map<M: serde::de::MapAccess<'de>>(self, mut map: M) -> Result<(), M::Error> {
+        while let Some(KeySlot(slot)) = map.next_key()? {
+            let value: &'de RawValue = map.next_value()?;
+            if let Some(slot) = slot {
+                self.0[slot] = Some(value.get());
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A key's slot in [`KEY_NAMES`]; read without allocating (escaped keys too).
+struct KeySlot(Option<usize>);
+
+impl<'de> serde::Deserialize<'de> for KeySlot {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<KeySlot, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = KeySlot;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a key")
+            }
+            fn visit_str<E>(self, key: &str) -> Result<KeySlot, E> {
+                Ok(KeySlot(KEY_NAMES.iter().position(|k| *k == key)))
+            }
+        }
+        d.deserialize_str(Visitor)
+    }
 }
 
 /// One event's args, read the way Python's `int()` and truthiness read them.
-///
-/// Values stay raw JSON text until asked for: an event has a dozen
-/// annotations and a trace millions of events, and most values are read once
-/// or never (a duplicated key: the last one wins, as in Python's dict).
-struct Args<'a>(&'a BTreeMap<Cow<'a, str>, &'a RawValue>);
+struct Args<'a>(&'a Slots<'a>);
 
-impl Args<'_> {
-    fn raw(&self, key: &str) -> Option<&str> {
-        self.0.get(key).map(|v| v.get().trim())
+impl<'a> Args<'a> {
+    fn raw(&self, key: Key) -> Option<&'a str> {
+        self.0.get(key)
     }
 
-    /// A string value, unescaped.
+    /// A string value, unescaped (borrowed when it has no escape).
     fn string(raw: &str) -> Option<Cow<'_, str>> {
-        raw.starts_with('"')
-            .then(|| serde_json::from_str(raw).ok())
-            .flatten()
+        let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
+        if !inner.contains('\\') {
+            return Some(Cow::Borrowed(inner));
+        }
+        serde_json::from_str::<String>(raw).ok().map(Cow::Owned)
     }
 
     /// `int(value)`: integers, floats truncated toward zero, and strings that
     /// hold an integer (surrounding spaces allowed); None for anything else.
-    fn int(&self, key: &str) -> Option<i64> {
+    fn int(&self, key: Key) -> Option<i64> {
         let raw = self.raw(key)?;
         match raw {
             "true" => Some(1),
@@ -250,17 +433,22 @@ impl Args<'_> {
         }
     }
 
+    /// The first of TraceLens's device-id keys that reads as an int.
+    fn device_id(&self) -> Option<i64> {
+        DEVICE_KEYS.iter().find_map(|&k| self.int(k))
+    }
+
     /// The value as text: a string as it is, anything else as JSON.
-    fn text(&self, key: &str) -> Option<String> {
+    fn text(&self, key: Key) -> Option<Cow<'a, str>> {
         match self.raw(key)? {
             "null" => None,
-            raw if raw.starts_with('"') => Self::string(raw).map(Cow::into_owned),
-            raw => Some(raw.to_string()),
+            raw if raw.starts_with('"') => Self::string(raw),
+            raw => Some(Cow::Borrowed(raw)),
         }
     }
 
     /// [`Args::text`] of a truthy value only (not "", 0, false, null, [] or {}).
-    fn truthy_text(&self, key: &str) -> Option<String> {
+    fn truthy_text(&self, key: Key) -> Option<Cow<'a, str>> {
         let raw = self.raw(key)?;
         let inner_empty = |open: char| {
             raw.strip_prefix(open)
@@ -284,24 +472,51 @@ mod tests {
 
     #[test]
     fn args_read_as_python_reads_them() {
-        let text = r#"{"a": 12, "b": 12.9, "c": " 7 ", "d": "Agent-2", "e": -3.5, "f": 0, "g": "",
-            "h": [], "i": [1], "j": "A\u0067ent-3", "k": true, "a": 13}"#;
-        let map: BTreeMap<Cow<str>, &RawValue> = serde_json::from_str(text).expect("json");
-        let a = Args(&map);
-        assert_eq!(a.int("a"), Some(13), "the last of a duplicated key");
-        assert_eq!(a.int("b"), Some(12));
-        assert_eq!(a.int("c"), Some(7));
-        assert_eq!(a.int("d"), None);
-        assert_eq!(a.int("e"), Some(-3));
-        assert_eq!(a.int("missing"), None);
-        assert_eq!(a.truthy_text("d").as_deref(), Some("Agent-2"));
-        assert_eq!(a.truthy_text("f"), None);
-        assert_eq!(a.truthy_text("g"), None);
-        assert_eq!(a.text("a").as_deref(), Some("13"));
-        assert_eq!(a.truthy_text("h"), None);
-        assert_eq!(a.truthy_text("i").as_deref(), Some("[1]"));
-        assert_eq!(a.text("j").as_deref(), Some("Agent-3"), "escapes decoded");
-        assert_eq!(a.int("k"), Some(1));
+        let text = r#"{"begin_ns": 12, "end_ns": 12.9, "delta_ns": " 7 ", "agent": "Agent-2",
+            "corr_id": -3.5, "tid": 0, "src_agent": "", "other": {"agent": [1, {"x": "}"}]},
+            "dst_agent": [], "stream": [1], "queue": "A\u0067ent-3", "k\u0069nd": true,
+            "operation": "x", "begin_ns": 13}"#;
+        let mut slots = Slots::default();
+        slots.fill(text);
+        let a = Args(&slots);
+        assert_eq!(
+            a.int(Key::BeginNs),
+            Some(13),
+            "the last of a duplicated key"
+        );
+        assert_eq!(a.int(Key::EndNs), Some(12));
+        assert_eq!(a.int(Key::DeltaNs), Some(7));
+        assert_eq!(a.int(Key::Agent), None);
+        assert_eq!(a.int(Key::CorrId), Some(-3));
+        assert_eq!(a.int(Key::Queue), None);
+        assert_eq!(a.int(Key::CopyBytes), None, "absent");
+        assert_eq!(a.truthy_text(Key::Agent).as_deref(), Some("Agent-2"));
+        assert_eq!(a.truthy_text(Key::Tid), None);
+        assert_eq!(a.truthy_text(Key::SrcAgent), None);
+        assert_eq!(a.text(Key::SrcAgent).as_deref(), Some(""));
+        assert_eq!(a.text(Key::BeginNs).as_deref(), Some("13"));
+        assert_eq!(a.truthy_text(Key::DstAgent), None);
+        assert_eq!(a.truthy_text(Key::Stream).as_deref(), Some("[1]"));
+        assert_eq!(
+            a.text(Key::Queue).as_deref(),
+            Some("Agent-3"),
+            "escapes decoded"
+        );
+        assert_eq!(a.int(Key::Kind), Some(1), "an escaped key is still its key");
+        assert_eq!(a.int(Key::Operation), None);
+        slots.fill(r#"{"begin_ns": 5, "end_ns": "#);
+        assert_eq!(
+            Args(&slots).int(Key::BeginNs),
+            None,
+            "a malformed object reads as empty"
+        );
+    }
+
+    #[test]
+    fn every_key_has_its_name() {
+        assert_eq!(KEY_NAMES[Key::GpuIdCamel as usize], "gpuId");
+        assert_eq!(KEY_NAMES[Key::StreamIdUpper as usize], "stream_ID");
+        assert_eq!(KEY_NAMES[Key::CopyBytes as usize], "copy_bytes");
     }
 
     #[test]

@@ -11,27 +11,29 @@
 //! their work by correlation id) and a row of the native tables with its
 //! exact nanoseconds and rocprofv3's own fields.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use serde::Deserialize;
 
 use super::kineto::decode::Event;
-use super::native::{Agent, ApiCall, Dispatch, MemoryCopy, SourceFormat};
-use super::trace::{EventKind, RawTrace};
+use super::native::{Agent, ApiCall, Dispatch, MemoryCopy, SourceFormat, Text};
+use super::trace::{EventKind, FxMap, RawTrace};
 use super::{source, IngestError, Problem};
 
 #[derive(Deserialize)]
-struct Document {
-    #[serde(rename = "rocprofiler-sdk-tool")]
-    tools: Vec<Tool>,
+struct Document<'a> {
+    #[serde(rename = "rocprofiler-sdk-tool", borrow)]
+    tools: Vec<Tool<'a>>,
 }
 
 #[derive(Deserialize, Default)]
 #[serde(default)]
-struct Tool {
+struct Tool<'a> {
     metadata: Option<Metadata>,
     agents: Vec<AgentRecord>,
-    kernel_symbols: Vec<Symbol>,
+    #[serde(borrow)]
+    kernel_symbols: Vec<Symbol<'a>>,
     strings: Option<NameTables>,
     buffer_records: BufferRecords,
 }
@@ -83,14 +85,43 @@ struct AgentRecord {
     num_xcc: Option<i64>,
 }
 
+/// A string borrowed from the document unless it holds escapes: kernel
+/// symbols are half of a rocprofv3 file (four names of up to a kilobyte each),
+/// and only the few dispatched kernels' names are kept.
+#[derive(Default)]
+struct Str<'a>(Cow<'a, str>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Str<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Str<'a>, D::Error> {
+        struct Visitor<'a>(std::marker::PhantomData<&'a str>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for Visitor<'a> {
+            type Value = Str<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Str<'a>, E> {
+                Ok(Str(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Str<'a>, E> {
+                Ok(Str(Cow::Owned(v.to_string())))
+            }
+        }
+        d.deserialize_str(Visitor(std::marker::PhantomData))
+    }
+}
+
 #[derive(Deserialize, Default)]
 #[serde(default)]
-struct Symbol {
+struct Symbol<'a> {
     kernel_id: Option<u64>,
-    kernel_name: Option<String>,
-    formatted_kernel_name: Option<String>,
-    demangled_kernel_name: Option<String>,
-    truncated_kernel_name: Option<String>,
+    #[serde(borrow)]
+    kernel_name: Option<Str<'a>>,
+    #[serde(borrow)]
+    formatted_kernel_name: Option<Str<'a>>,
+    #[serde(borrow)]
+    demangled_kernel_name: Option<Str<'a>>,
+    #[serde(borrow)]
+    truncated_kernel_name: Option<Str<'a>>,
     sgpr_count: Option<i64>,
     arch_vgpr_count: Option<i64>,
     accum_vgpr_count: Option<i64>,
@@ -201,23 +232,25 @@ struct ApiRecord {
 /// Reads the rocprofv3 JSON file at `path`.
 pub fn load(path: &str) -> Result<RawTrace, IngestError> {
     let fail = |problem| IngestError::new(path, problem);
-    let bytes = source::read_all(path).map_err(fail)?;
+    let bytes = crate::timing::timed("  read", || source::read_all(path)).map_err(fail)?;
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(fail(Problem::EmptyFile));
     }
-    let document: Document = serde_json::from_slice(&bytes).map_err(|e| {
+    let parsed = crate::timing::timed("  deserialize", || serde_json::from_slice(&bytes));
+    let document: Document = parsed.map_err(|e| {
         fail(Problem::Invalid(format!(
             "not a valid rocprofv3 JSON file: {}",
             one_line(&e)
         )))
     })?;
-    drop(bytes);
     let mut trace = RawTrace::new(path);
     trace.hold_all_args = true;
     trace.native.format = SourceFormat::Rocprofv3;
+    let _records = crate::timing::Phase::start("  records");
     for tool in &document.tools {
         add_tool(&mut trace, tool).map_err(|m| fail(Problem::Invalid(m)))?;
     }
+    drop(_records);
     trace.metadata = metadata(&document.tools);
     if trace.is_empty() {
         // A run that dispatched nothing is still a run: its timeline (all idle)
@@ -263,47 +296,67 @@ fn metadata(tools: &[Tool]) -> Vec<(String, String)> {
 
 /// The name tables of one process.
 struct Names<'a> {
-    symbols: HashMap<u64, &'a Symbol>,
+    symbols: HashMap<u64, &'a Symbol<'a>>,
     agents: HashMap<i64, &'a AgentRecord>,
     operations: &'a [KindNames],
+    /// Each kernel id's names, chosen and interned at its first dispatch.
+    kernels: FxMap<Option<u64>, KernelNames>,
+}
+
+/// A kernel's event name (owned: events are pushed into the trace that
+/// interns it) and its interned names for `kernel_dispatches`.
+struct KernelNames {
+    name: String,
+    name_id: Text,
+    full_id: Text,
+}
+
+/// The first non-empty of a symbol's names, in the order given.
+fn first_name<'s>(names: [&'s Option<Str<'_>>; 3]) -> Option<&'s str> {
+    names
+        .into_iter()
+        .flatten()
+        .map(|n| n.0.as_ref())
+        .find(|n| !n.is_empty())
 }
 
 impl Names<'_> {
-    /// TraceLens's kernel name: the first non-empty of the truncated,
-    /// formatted and mangled names; `unknown_kernel_<id>` for an unknown id.
-    fn kernel_name(&self, id: Option<u64>) -> String {
-        let symbol = id.and_then(|id| self.symbols.get(&id));
-        let chosen = symbol.and_then(|s| {
-            [
-                &s.truncated_kernel_name,
-                &s.formatted_kernel_name,
-                &s.kernel_name,
-            ]
-            .into_iter()
-            .flatten()
-            .find(|n| !n.is_empty())
-        });
-        match chosen {
-            Some(name) => name.clone(),
-            None => format!(
-                "unknown_kernel_{}",
-                id.map_or("None".into(), |i| i.to_string())
-            ),
-        }
-    }
-
-    /// The full name: demangled with its template arguments.
-    fn full_name(&self, id: Option<u64>) -> Option<String> {
-        let s = self.symbols.get(&id?)?;
-        [
-            &s.formatted_kernel_name,
-            &s.demangled_kernel_name,
-            &s.kernel_name,
-        ]
-        .into_iter()
-        .flatten()
-        .find(|n| !n.is_empty())
-        .cloned()
+    /// The names of kernel `id`: TraceLens's kernel name (the first non-empty
+    /// of the truncated, formatted and mangled names; `unknown_kernel_<id>`
+    /// for an unknown id) and the full name (demangled with its template
+    /// arguments).
+    fn kernel(&mut self, trace: &mut RawTrace, id: Option<u64>) -> &KernelNames {
+        let symbols = &self.symbols;
+        self.kernels.entry(id).or_insert_with(|| {
+            let symbol = id.and_then(|id| symbols.get(&id));
+            let name = symbol
+                .and_then(|s| {
+                    first_name([
+                        &s.truncated_kernel_name,
+                        &s.formatted_kernel_name,
+                        &s.kernel_name,
+                    ])
+                })
+                .map(str::to_string)
+                .unwrap_or_else(|| {
+                    format!(
+                        "unknown_kernel_{}",
+                        id.map_or("None".into(), |i| i.to_string())
+                    )
+                });
+            let full = symbol.and_then(|s| {
+                first_name([
+                    &s.formatted_kernel_name,
+                    &s.demangled_kernel_name,
+                    &s.kernel_name,
+                ])
+            });
+            KernelNames {
+                name_id: trace.intern(Some(&name)),
+                full_id: trace.intern(full),
+                name,
+            }
+        })
     }
 
     fn gpu_index(&self, agent: Option<i64>) -> Option<i64> {
@@ -334,7 +387,7 @@ impl Names<'_> {
 }
 
 fn add_tool(trace: &mut RawTrace, tool: &Tool) -> Result<(), String> {
-    let names = Names {
+    let mut names = Names {
         symbols: (tool.kernel_symbols.iter())
             .filter_map(|s| Some((s.kernel_id?, s)))
             .collect(),
@@ -345,16 +398,19 @@ fn add_tool(trace: &mut RawTrace, tool: &Tool) -> Result<(), String> {
             .strings
             .as_ref()
             .map_or(&[], |s| s.buffer_records.as_slice()),
+        kernels: FxMap::default(),
     };
     let pid = tool.metadata.as_ref().and_then(|m| m.pid);
     add_agents(trace, tool);
     let records = &tool.buffer_records;
+    let mut args = String::new();
     for (i, record) in records.kernel_dispatch.iter().enumerate() {
-        add_dispatch(trace, &names, record)
+        add_dispatch(trace, &mut names, record, &mut args)
             .map_err(|m| format!("kernel_dispatch record {i}: {m}"))?;
     }
     for (i, record) in records.memory_copy.iter().enumerate() {
-        add_copy(trace, &names, record).map_err(|m| format!("memory_copy record {i}: {m}"))?;
+        add_copy(trace, &names, record, &mut args)
+            .map_err(|m| format!("memory_copy record {i}: {m}"))?;
     }
     let domains = [
         ("hip_api", &records.hip_api),
@@ -363,8 +419,14 @@ fn add_tool(trace: &mut RawTrace, tool: &Tool) -> Result<(), String> {
         ("marker_api", &records.marker_api),
     ];
     for (domain, list) in domains {
+        let domain_id = trace.intern(Some(domain));
         for (i, record) in list.iter().enumerate() {
-            add_api_call(trace, &names, pid, domain, record)
+            let call = ApiContext {
+                pid,
+                domain,
+                domain_id,
+            };
+            add_api_call(trace, &names, &call, record, &mut args)
                 .map_err(|m| format!("{domain} record {i}: {m}"))?;
         }
     }
@@ -403,12 +465,23 @@ fn span(start: Option<i64>, end: Option<i64>) -> Result<(i64, i64), String> {
     }
 }
 
+/// An integer as text without allocating: the pid and tid of an event.
+fn int_text<'b>(
+    buffer: &'b mut itoa::Buffer,
+    value: Option<i64>,
+    none: &'static str,
+) -> Cow<'b, str> {
+    match value {
+        Some(v) => Cow::Borrowed(buffer.format(v)),
+        None => Cow::Borrowed(none),
+    }
+}
+
 /// One event in µs (f64 of the integer ns, as every consumer divides them).
 fn timed_event<'a>(
     name: &'a str,
     cat: &'a str,
-    pid: String,
-    tid: String,
+    (pid, tid): (Cow<'a, str>, Cow<'a, str>),
     (start, end): (i64, i64),
     args: &'a str,
 ) -> Event<'a> {
@@ -416,8 +489,8 @@ fn timed_event<'a>(
         ph: Some("X".into()),
         cat: Some(cat.into()),
         name: Some(name.into()),
-        pid: Some(pid.into()),
-        tid: Some(tid.into()),
+        pid: Some(pid),
+        tid: Some(tid),
         ts: Some(start as f64 / 1000.0),
         dur: Some(end.wrapping_sub(start) as f64 / 1000.0),
         // rocprofv3 writes integer ns; TraceLens keeps them integers (its
@@ -428,30 +501,38 @@ fn timed_event<'a>(
     }
 }
 
-/// An event's args as JSON text: integer (or null) values, then integer
-/// triples. Written directly, not through serde_json's `Value`: a rocprofv3
-/// file has tens of thousands of records, and this runs once for each.
-fn int_args(ints: &[(&str, Option<i64>)], triples: &[(&str, [i64; 3])]) -> String {
-    use std::fmt::Write as _;
-    let mut out = String::with_capacity(24 * (ints.len() + triples.len()) + 2);
+/// An event's args as JSON text, into `out`: integer (or null) values, then
+/// integer triples. Written directly, not through serde_json's `Value` or
+/// `fmt`: a rocprofv3 file has tens of thousands of records, and this runs
+/// once for each.
+fn int_args(out: &mut String, ints: &[(&str, Option<i64>)], triples: &[(&str, [i64; 3])]) {
+    let mut digits = itoa::Buffer::new();
+    out.clear();
     out.push('{');
-    for (key, value) in ints {
+    let key = |out: &mut String, key: &str| {
         if out.len() > 1 {
             out.push(',');
         }
-        let _ = match value {
-            Some(v) => write!(out, "\"{key}\":{v}"),
-            None => write!(out, "\"{key}\":null"),
-        };
+        out.push('"');
+        out.push_str(key);
+        out.push_str("\":");
+    };
+    for (name, value) in ints {
+        key(out, name);
+        match value {
+            Some(v) => out.push_str(digits.format(*v)),
+            None => out.push_str("null"),
+        }
     }
-    for (key, [x, y, z]) in triples {
-        if out.len() > 1 {
-            out.push(',');
+    for (name, xyz) in triples {
+        key(out, name);
+        for (i, v) in xyz.iter().enumerate() {
+            out.push(if i == 0 { '[' } else { ',' });
+            out.push_str(digits.format(*v));
         }
-        let _ = write!(out, "\"{key}\":[{x},{y},{z}]");
+        out.push(']');
     }
     out.push('}');
-    out
 }
 
 /// Blocks per axis (Kineto's `grid`) from work-items and work-group size.
@@ -464,8 +545,9 @@ fn blocks(items: Option<i64>, group: Option<i64>) -> i64 {
 
 fn add_dispatch(
     trace: &mut RawTrace,
-    names: &Names,
+    names: &mut Names,
     record: &DispatchRecord,
+    args: &mut String,
 ) -> Result<(), String> {
     let span = span(record.start_timestamp, record.end_timestamp)?;
     let default_info = DispatchInfo::default();
@@ -481,7 +563,8 @@ fn add_dispatch(
     let device = gpu.or(agent);
     let grid_blocks = [0, 1, 2].map(|i| blocks(grid[i], block[i]));
     let block_items = block.map(|b| b.unwrap_or(1));
-    let args = int_args(
+    int_args(
+        args,
         &[
             ("device", device),
             ("stream", stream),
@@ -492,32 +575,36 @@ fn add_dispatch(
         ],
         &[("grid", grid_blocks), ("block", block_items)],
     );
-    let name = names.kernel_name(info.kernel_id);
-    let device_text = device.map_or("GPU".into(), |d| d.to_string());
-    let stream_text = stream.map_or("0".into(), |s| s.to_string());
-    let mut event = timed_event(
-        &name,
-        "kernel_dispatch",
-        device_text,
-        stream_text,
-        span,
-        &args,
+    let symbol = info
+        .kernel_id
+        .and_then(|id| names.symbols.get(&id))
+        .copied();
+    let kernel = names.kernel(trace, info.kernel_id);
+    let (name_id, full_id) = (kernel.name_id, kernel.full_id);
+    let (mut pid, mut tid) = (itoa::Buffer::new(), itoa::Buffer::new());
+    let ids = (
+        int_text(&mut pid, device, "GPU"),
+        int_text(&mut tid, stream, "0"),
     );
+    let mut event = timed_event(&kernel.name, "kernel_dispatch", ids, span, args);
     event.device = device;
     event.stream = stream;
     event.correlation = corr;
     let uid = trace.len() as u32;
     trace.push(EventKind::Kernel, &event, 0)?;
-    let symbol = info.kernel_id.and_then(|id| names.symbols.get(&id));
     let product = |v: [Option<i64>; 3]| {
         v.iter()
             .try_fold(1i64, |acc, x| acc.checked_mul(x.unwrap_or(1)))
     };
+    let agent_id = match agent {
+        Some(a) => trace.intern(Some(itoa::Buffer::new().format(a))),
+        None => None,
+    };
     trace.native.dispatches.push(Dispatch {
         uid,
-        name,
-        name_full: names.full_name(info.kernel_id),
-        agent: agent.map(|a| a.to_string()),
+        name: name_id,
+        name_full: full_id,
+        agent: agent_id,
         gpu_index: gpu,
         queue_id: Handle::of(info.queue_id),
         stream_id: stream,
@@ -560,7 +647,12 @@ fn copy_name(operation: Option<i64>) -> &'static str {
     }
 }
 
-fn add_copy(trace: &mut RawTrace, names: &Names, record: &CopyRecord) -> Result<(), String> {
+fn add_copy(
+    trace: &mut RawTrace,
+    names: &Names,
+    record: &CopyRecord,
+    args: &mut String,
+) -> Result<(), String> {
     let span = span(record.start_timestamp, record.end_timestamp)?;
     let (src, dst) = (
         Handle::of(record.src_agent_id),
@@ -573,7 +665,8 @@ fn add_copy(trace: &mut RawTrace, names: &Names, record: &CopyRecord) -> Result<
         .correlation_id
         .and_then(|c| c.internal)
         .map(|c| c as i64);
-    let args = int_args(
+    int_args(
+        args,
         &[
             ("device", device),
             ("stream", stream),
@@ -583,23 +676,28 @@ fn add_copy(trace: &mut RawTrace, names: &Names, record: &CopyRecord) -> Result<
         &[],
     );
     let name = copy_name(record.operation);
-    let device_text = device.map_or("GPU".into(), |d| d.to_string());
-    let stream_text = stream.map_or("0".into(), |s| s.to_string());
-    let mut event = timed_event(name, "memory_copy", device_text, stream_text, span, &args);
+    let (mut pid, mut tid) = (itoa::Buffer::new(), itoa::Buffer::new());
+    let ids = (
+        int_text(&mut pid, device, "GPU"),
+        int_text(&mut tid, stream, "0"),
+    );
+    let mut event = timed_event(name, "memory_copy", ids, span, args);
     event.device = device;
     event.stream = stream;
     event.correlation = corr;
     let uid = trace.len() as u32;
     trace.push(EventKind::Memcpy, &event, 0)?;
+    let src_agent = trace.intern(names.agent_label(src).as_deref());
+    let dst_agent = trace.intern(names.agent_label(dst).as_deref());
     trace.native.memory_copies.push(MemoryCopy {
         uid,
-        name: name.to_string(),
+        name: trace.name.get(uid as usize),
         begin_ns: Some(span.0),
         end_ns: Some(span.1),
         delta_ns: None,
         bytes: record.bytes,
-        src_agent: names.agent_label(src),
-        dst_agent: names.agent_label(dst),
+        src_agent,
+        dst_agent,
         corr_id: corr,
         stream_id: stream,
         thread_id: record.thread_id,
@@ -607,12 +705,19 @@ fn add_copy(trace: &mut RawTrace, names: &Names, record: &CopyRecord) -> Result<
     Ok(())
 }
 
+/// What the API calls of one domain of one process share.
+struct ApiContext<'a> {
+    pid: Option<i64>,
+    domain: &'a str,
+    domain_id: Text,
+}
+
 fn add_api_call(
     trace: &mut RawTrace,
     names: &Names,
-    pid: Option<i64>,
-    domain: &str,
+    call: &ApiContext,
     record: &ApiRecord,
+    args: &mut String,
 ) -> Result<(), String> {
     let span = span(record.start_timestamp, record.end_timestamp)?;
     let corr = record
@@ -620,13 +725,15 @@ fn add_api_call(
         .and_then(|c| c.internal)
         .map(|c| c as i64);
     let name = match names.operation(record.kind, record.operation) {
-        Some(name) => name.to_string(),
-        None => format!(
-            "{domain} operation {}",
+        Some(name) => Cow::Borrowed(name),
+        None => Cow::Owned(format!(
+            "{} operation {}",
+            call.domain,
             record.operation.map_or("?".into(), |o| o.to_string())
-        ),
+        )),
     };
-    let args = int_args(
+    int_args(
+        args,
         &[
             ("correlation", corr),
             ("kind", record.kind),
@@ -635,14 +742,17 @@ fn add_api_call(
         ],
         &[],
     );
-    let pid_text = pid.map_or("0".into(), |p| p.to_string());
-    let tid_text = record.thread_id.map_or("0".into(), |t| t.to_string());
-    let mut event = timed_event(&name, domain, pid_text, tid_text, span, &args);
+    let (mut pid, mut tid) = (itoa::Buffer::new(), itoa::Buffer::new());
+    let ids = (
+        int_text(&mut pid, call.pid, "0"),
+        int_text(&mut tid, record.thread_id, "0"),
+    );
+    let mut event = timed_event(&name, call.domain, ids, span, args);
     event.correlation = corr;
     let uid = trace.len() as u32;
     // HIP and RCCL calls launch GPU work (linked by correlation id); HSA calls
     // and markers nest under them like other host events.
-    let kind = match domain {
+    let kind = match call.domain {
         "hip_api" | "rccl_api" => EventKind::Runtime,
         "hsa_api" => EventKind::Driver,
         _ => EventKind::Other,
@@ -650,8 +760,8 @@ fn add_api_call(
     trace.push(kind, &event, 0)?;
     trace.native.api_calls.push(ApiCall {
         uid,
-        domain: domain.to_string(),
-        name,
+        domain: call.domain_id,
+        name: trace.name.get(uid as usize),
         thread_id: record.thread_id,
         begin_ns: Some(span.0),
         end_ns: Some(span.1),
@@ -672,13 +782,19 @@ mod tests {
 
     #[test]
     fn args_are_json_objects_of_integers() {
-        let text = int_args(
-            &[("device", Some(1)), ("stream", None)],
+        let mut text = String::from("left over");
+        int_args(
+            &mut text,
+            &[("device", Some(1)), ("stream", None), ("id", Some(-42))],
             &[("grid", [4, 2, 1])],
         );
-        assert_eq!(text, r#"{"device":1,"stream":null,"grid":[4,2,1]}"#);
+        assert_eq!(
+            text,
+            r#"{"device":1,"stream":null,"id":-42,"grid":[4,2,1]}"#
+        );
         let value: serde_json::Value = serde_json::from_str(&text).expect("JSON");
         assert_eq!(value["grid"][1], 2);
-        assert_eq!(int_args(&[], &[]), "{}");
+        int_args(&mut text, &[], &[]);
+        assert_eq!(text, "{}");
     }
 }

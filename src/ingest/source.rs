@@ -452,12 +452,42 @@ fn pump(
 /// of events.
 pub fn read_all(path: &str) -> Result<Vec<u8>, Problem> {
     let (mut stream, _) = open(path, false, true, CHUNK)?;
+    // Sized up front where the file says how large it inflates: growing the
+    // buffer would copy the document about twice over and fault in every page
+    // it passes through. A hint too large is only address space (and one that
+    // cannot be reserved is ignored); one too small grows as before.
     let mut all = Vec::new();
+    if let Some(hint) = inflated_size_hint(path) {
+        let _ = all.try_reserve_exact(hint);
+    }
     while let Some(chunk) = stream.next_chunk()? {
         all.extend_from_slice(&chunk.buffer[HEADROOM..]);
         stream.recycle(chunk.buffer);
     }
     Ok(all)
+}
+
+/// How many bytes the file at `path` holds once inflated, as its container
+/// says: a gzip member's trailer (ISIZE, the size modulo 4 GiB), a plain
+/// file's length. None for standard input, zip archives and unreadable files.
+fn inflated_size_hint(path: &str) -> Option<usize> {
+    if path == "-" {
+        return None;
+    }
+    let mut file = File::open(path).ok()?;
+    let len = file.metadata().ok()?.len();
+    let mut magic = [0u8; 2];
+    file.read_exact(&mut magic).ok()?;
+    match magic {
+        [0x1f, 0x8b] if len >= 18 => {
+            let mut trailer = [0u8; 4];
+            file.seek(io::SeekFrom::End(-4)).ok()?;
+            file.read_exact(&mut trailer).ok()?;
+            usize::try_from(u32::from_le_bytes(trailer)).ok()
+        }
+        [b'P', b'K'] => None,
+        _ => usize::try_from(len).ok(),
+    }
 }
 
 /// The first decompressed bytes of `path` (up to one chunk, [`CHUNK`]): enough

@@ -106,6 +106,11 @@ impl Strings {
         *recent
     }
 
+    /// The id of `s` if it is interned.
+    pub fn lookup(&self, s: &str) -> Option<u32> {
+        self.ids.get(s).copied()
+    }
+
     pub fn get(&self, id: u32) -> &str {
         &self.list[id as usize]
     }
@@ -481,6 +486,11 @@ impl RawTrace {
 
     pub fn str(&self, id: Option<u32>) -> Option<&str> {
         id.map(|i| self.strings.get(i))
+    }
+
+    /// `text` interned (see [`super::native::Text`]).
+    pub fn intern(&mut self, text: Option<&str>) -> Option<u32> {
+        text.map(|t| self.strings.intern(t))
     }
 
     pub fn name_of(&self, uid: usize) -> &str {

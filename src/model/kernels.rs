@@ -3,7 +3,7 @@
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::columns::{col, dict, float64, int64, repeat_dict, TableDoc};
+use super::columns::{col, dict, dict_interned, float64, int64, repeat_dict, TableDoc};
 use crate::ingest::{ArgsText, RawTrace};
 use crate::tree::Links;
 use datafusion::arrow::{error::ArrowError, record_batch::RecordBatch};
@@ -52,6 +52,21 @@ struct GpuArgs<'a> {
     bytes: Option<serde_json::Number>,
 }
 
+/// Whether `args` may hold a key of [`GpuArgs`]: Perfetto and rocprofv3
+/// slices carry a dozen other annotations and often none of these, and a
+/// substring search is cheaper than parsing them. An escaped key could spell
+/// one in disguise, so any backslash means a parse.
+fn may_hold_gpu_args(args: &str) -> bool {
+    const KEYS: [&str; 5] = [
+        "\"grid\"",
+        "\"block\"",
+        "\"registers per thread\"",
+        "\"shared memory\"",
+        "\"bytes\"",
+    ];
+    args.contains('\\') || KEYS.iter().any(|k| args.contains(k))
+}
+
 fn number(n: &Option<serde_json::Number>) -> Option<i64> {
     n.as_ref()
         .and_then(|n| n.as_i64().or_else(|| n.as_f64().map(|f| f as i64)))
@@ -72,6 +87,7 @@ pub fn build(
         .iter()
         .map(|&u| {
             args.get(u)
+                .filter(|a| may_hold_gpu_args(a))
                 .and_then(|a| serde_json::from_str(a).ok())
                 .unwrap_or_default()
         })
@@ -79,18 +95,16 @@ pub fn build(
     let launch = |u: usize| links.parent[u].map(|(p, _)| p as usize);
     let numeric = |id: Option<u32>| trace.str(id).and_then(|s| s.parse::<i64>().ok());
     let n = uids.len();
+    // Interned strings become dictionary keys without hashing each row again.
+    let interned = |id_of: &dyn Fn(usize) -> Option<u32>| {
+        dict_interned(uids.iter().map(|&u| id_of(u)), &trace.strings)
+    };
     let text = |v: Option<&RawValue>| v.map(|r| r.get().to_string());
     DOC.batch(vec![
         ("trace", repeat_dict(name, n)),
         ("uid", int64(uids.iter().map(|&u| Some(u as i64)))),
-        (
-            "name",
-            dict(uids.iter().map(|&u| trace.str(trace.name.get(u))))?,
-        ),
-        (
-            "cat",
-            dict(uids.iter().map(|&u| trace.str(trace.cat.get(u))))?,
-        ),
+        ("name", interned(&|u| trace.name.get(u))?),
+        ("cat", interned(&|u| trace.cat.get(u))?),
         (
             "class",
             dict(uids.iter().map(|&u| links.gpu_class[u].map(|c| c.as_str())))?,
@@ -126,7 +140,7 @@ pub fn build(
         ),
         (
             "launch_name",
-            dict(uids.iter().map(|&u| launch(u).map(|l| trace.name_of(l))))?,
+            interned(&|u| launch(u).and_then(|l| trace.name.get(l)))?,
         ),
         (
             "linked_by",
@@ -138,10 +152,7 @@ pub fn build(
         ),
         (
             "op_name",
-            dict(
-                uids.iter()
-                    .map(|&u| links.launcher_op[u].map(|o| trace.name_of(o as usize))),
-            )?,
+            interned(&|u| links.launcher_op[u].and_then(|o| trace.name.get(o as usize)))?,
         ),
         ("grid", dict(args.iter().map(|a| text(a.grid)))?),
         ("block", dict(args.iter().map(|a| text(a.block)))?),

@@ -65,8 +65,9 @@ pub fn table_doc(name: &str) -> Option<&'static TableDoc> {
 /// `events.args` is to be read from when it was not kept (see `ingest::reread`).
 ///
 /// Takes the trace and its links, and lets go of each as soon as it can, since
-/// the peak memory of a load is reached here: `ops` (the slowest, on its own
-/// thread, with collectives and the small tables) and `kernels` are built while
+/// the peak memory of a load is reached here: `ops` (the slowest for a PyTorch
+/// trace, on its own thread with the small tables and the native tables, the
+/// slowest for rocprofv3 and Perfetto traces) and `kernels` are built while
 /// the whole links are held; then the links are dropped but for the parents and
 /// edges, which become `events.parent_uid` and `tree_edges`; `events` is built
 /// last and takes the trace's columns over, so the decoded trace and its
@@ -82,16 +83,17 @@ pub fn build_tables(
     // The native rows become their tables now; the format stays for trace_meta.
     let native_rows = std::mem::take(&mut trace.native);
     trace.native.format = native_rows.format;
-    let native_tables = native::build(&native_rows, trace_name)?;
-    drop(native_rows);
     let (side, kernels, collectives, held_args) = std::thread::scope(|scope| {
-        let (trace, links) = (&trace, &links);
+        let (trace, links, native_rows) = (&trace, &links, &native_rows);
         let side = scope.spawn(move || -> Result<_, ArrowError> {
             Ok((
                 timed("ops", || ops::build(trace, links, trace_name))?,
                 trace_meta::build(trace, trace_name)?,
                 threads::build(trace, trace_name)?,
                 ranks::build(trace, trace_name)?,
+                timed("native tables", || {
+                    native::build(native_rows, &trace.strings, trace_name)
+                })?,
             ))
         });
         let kernels = timed("kernels", || {
@@ -106,6 +108,7 @@ pub fn build_tables(
             .map_err(|_| ArrowError::ComputeError("a table builder thread panicked".into()))??;
         Ok::<_, ArrowError>((side, kernels, collectives, held_args))
     })?;
+    drop(native_rows);
     if let Some(held_args) = held_args {
         trace.held_args = held_args;
     }
@@ -113,7 +116,7 @@ pub fn build_tables(
     let derived = timed("events (derived)", || events::derive(&mut trace, &parent))?;
     drop(parent);
     let tree_edges = timed("tree_edges", || tree_edges::build(edges, trace_name))?;
-    let (ops, trace_meta, threads, ranks) = side;
+    let (ops, trace_meta, threads, ranks, native_tables) = side;
     let (events, args) = timed("events", || events::build(trace, derived, trace_name))?;
     let rank = rank_of(&ranks);
     let tables = vec![

@@ -3,8 +3,11 @@
 //! `hlo_instructions` (rows of [`crate::ingest::native`]). A Kineto trace has none of these rows; the
 //! tables exist for every trace so that a query over them never fails on one.
 
-use super::columns::{boolean, col, dict, int64, repeat_dict, utf8_list_from_json, TableDoc};
-use crate::ingest::native::Native;
+use super::columns::{
+    boolean, col, dict, dict_interned, int64, repeat_dict, utf8_list_from_json, TableDoc,
+};
+use crate::ingest::native::{Native, Text};
+use crate::ingest::Strings;
 use datafusion::arrow::{array::ArrayRef, error::ArrowError, record_batch::RecordBatch};
 
 pub const DISPATCHES: TableDoc = TableDoc {
@@ -163,14 +166,31 @@ fn texts<T>(rows: &[T], f: impl Fn(&T) -> Option<&str>) -> Result<ArrayRef, Arro
     dict(rows.iter().map(f))
 }
 
-pub fn dispatches(native: &Native, name: &str) -> Result<RecordBatch, ArrowError> {
+/// A column of interned strings ([`Text`]): keys renumbered, never rehashed.
+fn interned<T>(
+    rows: &[T],
+    strings: &Strings,
+    f: impl Fn(&T) -> Text,
+) -> Result<ArrayRef, ArrowError> {
+    if rows.is_empty() {
+        // Not a key table the size of every string of a Kineto trace.
+        return dict(std::iter::empty::<Option<&str>>());
+    }
+    dict_interned(rows.iter().map(f), strings)
+}
+
+pub fn dispatches(
+    native: &Native,
+    strings: &Strings,
+    name: &str,
+) -> Result<RecordBatch, ArrowError> {
     let r = &native.dispatches;
     DISPATCHES.batch(vec![
         ("trace", repeat_dict(name, r.len())),
         ("uid", ints(r, |d| Some(i64::from(d.uid)))),
-        ("name", texts(r, |d| Some(d.name.as_str()))?),
-        ("name_full", texts(r, |d| d.name_full.as_deref())?),
-        ("agent", texts(r, |d| d.agent.as_deref())?),
+        ("name", interned(r, strings, |d| d.name)?),
+        ("name_full", interned(r, strings, |d| d.name_full)?),
+        ("agent", interned(r, strings, |d| d.agent)?),
         ("gpu_index", ints(r, |d| d.gpu_index)),
         ("queue_id", ints(r, |d| d.queue_id)),
         ("stream_id", ints(r, |d| d.stream_id)),
@@ -197,22 +217,29 @@ pub fn dispatches(native: &Native, name: &str) -> Result<RecordBatch, ArrowError
         ("device_id", ints(r, |d| d.device_id)),
         ("begin_ps", ints(r, |d| d.begin_ps)),
         ("end_ps", ints(r, |d| d.end_ps)),
-        ("hlo_module", texts(r, |d| d.hlo_module.as_deref())?),
-        ("hlo_op", texts(r, |d| d.hlo_op.as_deref())?),
+        ("hlo_module", interned(r, strings, |d| d.hlo_module)?),
+        ("hlo_op", interned(r, strings, |d| d.hlo_op)?),
         ("program_id", ints(r, |d| d.program_id)),
-        ("tf_op", texts(r, |d| d.tf_op.as_deref())?),
-        ("name_scope", texts(r, |d| d.name_scope.as_deref())?),
-        ("kernel_details", texts(r, |d| d.kernel_details.as_deref())?),
+        ("tf_op", interned(r, strings, |d| d.tf_op)?),
+        ("name_scope", interned(r, strings, |d| d.name_scope)?),
+        (
+            "kernel_details",
+            interned(r, strings, |d| d.kernel_details)?,
+        ),
     ])
 }
 
-pub fn api_calls(native: &Native, name: &str) -> Result<RecordBatch, ArrowError> {
+pub fn api_calls(
+    native: &Native,
+    strings: &Strings,
+    name: &str,
+) -> Result<RecordBatch, ArrowError> {
     let r = &native.api_calls;
     API_CALLS.batch(vec![
         ("trace", repeat_dict(name, r.len())),
         ("uid", ints(r, |a| Some(i64::from(a.uid)))),
-        ("domain", texts(r, |a| Some(a.domain.as_str()))?),
-        ("name", texts(r, |a| Some(a.name.as_str()))?),
+        ("domain", interned(r, strings, |a| a.domain)?),
+        ("name", interned(r, strings, |a| a.name)?),
         ("thread_id", ints(r, |a| a.thread_id)),
         ("begin_ns", ints(r, |a| a.begin_ns)),
         ("end_ns", ints(r, |a| a.end_ns)),
@@ -221,23 +248,27 @@ pub fn api_calls(native: &Native, name: &str) -> Result<RecordBatch, ArrowError>
         ("kind", ints(r, |a| a.kind)),
         ("operation", ints(r, |a| a.operation)),
         ("device_id", ints(r, |a| a.device_id)),
-        ("agent", texts(r, |a| a.agent.as_deref())?),
+        ("agent", interned(r, strings, |a| a.agent)?),
         ("stream_id", ints(r, |a| a.stream_id)),
     ])
 }
 
-pub fn memory_copies(native: &Native, name: &str) -> Result<RecordBatch, ArrowError> {
+pub fn memory_copies(
+    native: &Native,
+    strings: &Strings,
+    name: &str,
+) -> Result<RecordBatch, ArrowError> {
     let r = &native.memory_copies;
     MEMORY_COPIES.batch(vec![
         ("trace", repeat_dict(name, r.len())),
         ("uid", ints(r, |m| Some(i64::from(m.uid)))),
-        ("name", texts(r, |m| Some(m.name.as_str()))?),
+        ("name", interned(r, strings, |m| m.name)?),
         ("begin_ns", ints(r, |m| m.begin_ns)),
         ("end_ns", ints(r, |m| m.end_ns)),
         ("delta_ns", ints(r, |m| m.delta_ns)),
         ("bytes", ints(r, |m| m.bytes)),
-        ("src_agent", texts(r, |m| m.src_agent.as_deref())?),
-        ("dst_agent", texts(r, |m| m.dst_agent.as_deref())?),
+        ("src_agent", interned(r, strings, |m| m.src_agent)?),
+        ("dst_agent", interned(r, strings, |m| m.dst_agent)?),
         ("corr_id", ints(r, |m| m.corr_id)),
         ("stream_id", ints(r, |m| m.stream_id)),
         ("thread_id", ints(r, |m| m.thread_id)),
@@ -305,11 +336,15 @@ pub fn hlo_instructions(native: &Native, name: &str) -> Result<RecordBatch, Arro
 }
 
 /// All five tables of one trace, in [`super::TABLES`] order.
-pub fn build(native: &Native, name: &str) -> Result<Vec<(&'static str, RecordBatch)>, ArrowError> {
+pub fn build(
+    native: &Native,
+    strings: &Strings,
+    name: &str,
+) -> Result<Vec<(&'static str, RecordBatch)>, ArrowError> {
     Ok(vec![
-        (DISPATCHES.name, dispatches(native, name)?),
-        (API_CALLS.name, api_calls(native, name)?),
-        (MEMORY_COPIES.name, memory_copies(native, name)?),
+        (DISPATCHES.name, dispatches(native, strings, name)?),
+        (API_CALLS.name, api_calls(native, strings, name)?),
+        (MEMORY_COPIES.name, memory_copies(native, strings, name)?),
         (AGENTS.name, agents(native, name)?),
         (HLO_INSTRUCTIONS.name, hlo_instructions(native, name)?),
     ])

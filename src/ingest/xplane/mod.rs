@@ -359,13 +359,18 @@ fn add_event(
         EventKind::Kernel => {
             let details = text_of(args.get("kernel_details"));
             let parsed = KernelDetails::parse(details.as_deref().unwrap_or(""));
+            let mut text = |key: &str| trace.intern(args.get(key).and_then(Value::as_str));
+            let (hlo_module, hlo_op) = (text("hlo_module"), text("hlo_op"));
+            let (tf_op, name_scope) = (text("tf_op"), text("name"));
+            let kernel_details = text("kernel_details");
+            let agent = trace.intern(Some(&plane.name));
             let product = |v: [Option<i64>; 3]| -> Option<i64> {
                 v.iter().try_fold(1i64, |acc, x| acc.checked_mul((*x)?))
             };
             trace.native.dispatches.push(Dispatch {
                 uid,
-                name: name.to_string(),
-                agent: Some(plane.name.clone()),
+                name: trace.name.get(uid as usize),
+                agent,
                 gpu_index: gpu,
                 stream_id: Some(line.id),
                 corr_id: correlation,
@@ -379,12 +384,12 @@ fn add_event(
                 workgroup_size: product(parsed.block),
                 lds: parsed.lds,
                 scratch: parsed.scratch,
-                hlo_module: text_of(args.get("hlo_module")),
-                hlo_op: text_of(args.get("hlo_op")),
+                hlo_module,
+                hlo_op,
                 program_id: int_of(args.get("program_id")),
-                tf_op: text_of(args.get("tf_op")),
-                name_scope: text_of(args.get("name")),
-                kernel_details: details,
+                tf_op,
+                name_scope,
+                kernel_details,
                 ..Dispatch::default()
             });
         }
@@ -393,7 +398,7 @@ fn add_event(
             let bytes = details.as_deref().and_then(|d| field(d, "size:"));
             trace.native.memory_copies.push(MemoryCopy {
                 uid,
-                name: name.to_string(),
+                name: trace.name.get(uid as usize),
                 begin_ns: ns(begin_ps),
                 end_ns: ns(end_ps),
                 bytes: bytes.and_then(|b| b.parse().ok()),
@@ -402,17 +407,20 @@ fn add_event(
                 ..MemoryCopy::default()
             });
         }
-        EventKind::Runtime => trace.native.api_calls.push(ApiCall {
-            uid,
-            domain: "xla_launch".to_string(),
-            name: name.to_string(),
-            thread_id: Some(line.id),
-            begin_ns: ns(begin_ps),
-            end_ns: ns(end_ps),
-            corr_id: correlation,
-            device_id: int_of(args.get("device_id")),
-            ..ApiCall::default()
-        }),
+        EventKind::Runtime => {
+            let domain = trace.intern(Some("xla_launch"));
+            trace.native.api_calls.push(ApiCall {
+                uid,
+                domain,
+                name: trace.name.get(uid as usize),
+                thread_id: Some(line.id),
+                begin_ns: ns(begin_ps),
+                end_ns: ns(end_ps),
+                corr_id: correlation,
+                device_id: int_of(args.get("device_id")),
+                ..ApiCall::default()
+            })
+        }
         _ => {}
     }
     Ok(())

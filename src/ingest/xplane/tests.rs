@@ -389,15 +389,16 @@ fn native_rows_keep_the_exact_values() {
     assert_eq!(d.block, [Some(256), Some(1), Some(1)]);
     assert_eq!((d.grid_size, d.workgroup_size), (Some(2048), Some(256)));
     assert_eq!((d.lds, d.scratch), (Some(49280), Some(16)));
-    assert_eq!(d.hlo_module.as_deref(), Some("jit_f"));
-    assert_eq!(d.hlo_op.as_deref(), Some("cudnn-conv.1.0"));
+    assert_eq!(trace.str(d.hlo_module), Some("jit_f"));
+    assert_eq!(trace.str(d.hlo_op), Some("cudnn-conv.1.0"));
+    assert_eq!(trace.str(d.name), Some(trace.name_of(2)));
     assert_eq!(d.program_id, Some(9));
     assert_eq!(native.memory_copies.len(), 1);
     let m = &native.memory_copies[0];
     assert_eq!((m.uid, m.bytes, m.corr_id), (1, Some(655_360), Some(78)));
     assert_eq!(native.api_calls.len(), 1);
     let a = &native.api_calls[0];
-    assert_eq!((a.uid, a.domain.as_str()), (3, "xla_launch"));
+    assert_eq!((a.uid, trace.str(a.domain)), (3, Some("xla_launch")));
     assert_eq!(a.thread_id, Some((3 << 32) | 583));
 }
 
