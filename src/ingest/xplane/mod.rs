@@ -44,7 +44,7 @@ use super::kineto::decode::Event;
 use super::native::{ApiCall, Dispatch, MemoryCopy, SourceFormat};
 use super::trace::{EventKind, RawTrace};
 use super::{source, IngestError, Problem};
-use proto::{XEvent, XLine, XPlane, XSpace, XStat};
+use proto::{EventIn, LineIn, PlaneIn, SpaceIn, StatRef, XStat};
 
 /// pid of the host plane in xprof's trace viewer (500 device ids + 200 custom
 /// planes + 1).
@@ -59,18 +59,22 @@ pub fn load(path: &str) -> Result<RawTrace, IngestError> {
     if bytes.is_empty() {
         return Err(fail(Problem::EmptyFile));
     }
-    let space = decode(&bytes).map_err(|m| fail(Problem::Invalid(m)))?;
-    drop(bytes);
+    let space = decode_owned(bytes).map_err(|m| fail(Problem::Invalid(m)))?;
     build(path, &space).map_err(|m| fail(Problem::Invalid(m)))
 }
 
 /// Decodes an XSpace, or says in one line why `bytes` is not one.
-pub fn decode(bytes: &[u8]) -> Result<XSpace, String> {
-    let space = XSpace::decode(bytes).map_err(|e| invalid(&e.to_string()))?;
+pub fn decode(bytes: &[u8]) -> Result<SpaceIn, String> {
+    decode_owned(bytes.to_vec())
+}
+
+/// [`decode`] of a file read whole: its events stay slices of it.
+fn decode_owned(bytes: Vec<u8>) -> Result<SpaceIn, String> {
+    let space = SpaceIn::decode(bytes::Bytes::from(bytes)).map_err(|e| invalid(&e.to_string()))?;
     if space.planes.is_empty() {
         return Err(invalid("the XSpace holds no plane"));
     }
-    let known = |p: &XPlane| {
+    let known = |p: &PlaneIn| {
         p.name.starts_with("/device:") || p.name.starts_with("/host:") || p.name == TASK_PLANE
     };
     if !space.planes.iter().any(known) {
@@ -119,65 +123,150 @@ fn role(name: &str) -> Role {
 
 /// A stat's value as JSON: interned strings resolved; None for bytes (and a
 /// stat with no value).
-fn stat_value(plane: &XPlane, stat: &XStat) -> Option<Value> {
+/// A stat's value (None for bytes, and a stat with no value): a reference to
+/// an interned string is that string, or null when the plane lacks it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Scalar<'a> {
+    Text(&'a str),
+    Int(i64),
+    Uint(u64),
+    Double(f64),
+    Null,
+}
+
+fn stat_scalar<'a>(plane: &'a PlaneIn, stat: &StatRef<'a>) -> Option<Scalar<'a>> {
     if let Some(r) = stat.ref_value {
         let name = i64::try_from(r)
             .ok()
-            .and_then(|r| plane.stat_metadata.get(&r))
-            .map(|m| m.name.clone());
-        return Some(name.map_or(Value::Null, Value::from));
+            .and_then(|r| plane.stat_metadata.get(&r));
+        return Some(name.map_or(Scalar::Null, |m| Scalar::Text(&m.name)));
     }
-    if let Some(s) = &stat.str_value {
-        return Some(Value::from(s.as_str()));
+    if let Some(s) = stat.str_value {
+        return Some(Scalar::Text(s));
     }
     if let Some(v) = stat.int64_value {
-        return Some(Value::from(v));
+        return Some(Scalar::Int(v));
     }
     if let Some(v) = stat.uint64_value {
-        return Some(Value::from(v));
+        return Some(Scalar::Uint(v));
     }
     if let Some(v) = stat.double_value {
-        return Some(Value::from(v));
+        return Some(Scalar::Double(v));
     }
     None
 }
 
-fn stat_name(plane: &XPlane, id: i64) -> String {
+fn stat_name(plane: &PlaneIn, id: i64) -> std::borrow::Cow<'_, str> {
     match plane.stat_metadata.get(&id) {
-        Some(m) => m.name.clone(),
-        None => format!("stat {id}"),
+        Some(m) => m.name.as_str().into(),
+        None => format!("stat {id}").into(),
     }
 }
 
-/// A plane's or event's stats as a JSON object, later stats winning.
-fn stats_object<'a>(
-    plane: &XPlane,
-    stats: impl IntoIterator<Item = &'a XStat>,
-) -> Map<String, Value> {
-    let mut by_id: Vec<(i64, &XStat)> = Vec::new();
-    for stat in stats {
-        match by_id.iter_mut().find(|(id, _)| *id == stat.metadata_id) {
-            Some(slot) => slot.1 = stat,
-            None => by_id.push((stat.metadata_id, stat)),
+/// A plane's or event's stats by name, later stats winning: what becomes an
+/// event's args (JSON with its keys sorted, as serde_json writes a map).
+#[derive(Default)]
+struct Stats<'a> {
+    /// Sorted by name, one entry per name.
+    named: Vec<(std::borrow::Cow<'a, str>, Scalar<'a>)>,
+}
+
+impl<'a> Stats<'a> {
+    fn new(plane: &'a PlaneIn, stats: &[StatRef<'a>]) -> Stats<'a> {
+        // Later stats of an id replace earlier ones in place; then names
+        // (two ids may share one) keep the value of the later id.
+        let mut by_id: Vec<(i64, &StatRef<'a>)> = Vec::with_capacity(stats.len());
+        for stat in stats {
+            match by_id.iter_mut().find(|(id, _)| *id == stat.metadata_id) {
+                Some(slot) => slot.1 = stat,
+                None => by_id.push((stat.metadata_id, stat)),
+            }
+        }
+        let mut named: Vec<_> = by_id
+            .into_iter()
+            .filter_map(|(id, stat)| Some((stat_name(plane, id), stat_scalar(plane, stat)?)))
+            .collect();
+        // Stable: among equal names the later stays last, and is kept.
+        named.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut kept: Vec<(std::borrow::Cow<'a, str>, Scalar<'a>)> =
+            Vec::with_capacity(named.len());
+        for entry in named {
+            match kept.last_mut() {
+                Some(last) if last.0 == entry.0 => *last = entry,
+                _ => kept.push(entry),
+            }
+        }
+        Stats { named: kept }
+    }
+
+    fn get(&self, name: &str) -> Option<Scalar<'a>> {
+        let at = self
+            .named
+            .binary_search_by(|(n, _)| n.as_ref().cmp(name))
+            .ok()?;
+        Some(self.named[at].1)
+    }
+
+    /// An integer stat (correlation_id, program_id), whatever its integer type.
+    fn int(&self, name: &str) -> Option<i64> {
+        match self.get(name)? {
+            Scalar::Int(v) => Some(v),
+            Scalar::Uint(v) => Some(v as i64),
+            _ => None,
         }
     }
-    let mut map = Map::new();
-    for (id, stat) in by_id {
-        if let Some(value) = stat_value(plane, stat) {
-            map.insert(stat_name(plane, id), value);
+
+    fn text(&self, name: &str) -> Option<&'a str> {
+        match self.get(name)? {
+            Scalar::Text(s) => Some(s),
+            _ => None,
         }
+    }
+
+    /// The stats as a JSON object's text, into `out`.
+    fn write_json(&self, out: &mut Vec<u8>) {
+        out.clear();
+        out.push(b'{');
+        let mut digits = itoa::Buffer::new();
+        for (i, (name, value)) in self.named.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            // Writing a str or a number into a Vec cannot fail.
+            let _ = serde_json::to_writer(&mut *out, name.as_ref());
+            out.push(b':');
+            match value {
+                Scalar::Text(s) => {
+                    let _ = serde_json::to_writer(&mut *out, s);
+                }
+                Scalar::Int(v) => out.extend_from_slice(digits.format(*v).as_bytes()),
+                Scalar::Uint(v) => out.extend_from_slice(digits.format(*v).as_bytes()),
+                // serde_json writes a non-finite double as null, as its Value holds one.
+                Scalar::Double(v) => {
+                    let _ = serde_json::to_writer(&mut *out, v);
+                }
+                Scalar::Null => out.extend_from_slice(b"null"),
+            }
+        }
+        out.push(b'}');
+    }
+}
+
+/// A plane's stats as a JSON object, later stats winning (trace_meta).
+fn stats_object(plane: &PlaneIn, stats: &[XStat]) -> Map<String, Value> {
+    let refs: Vec<StatRef> = stats.iter().map(StatRef::from).collect();
+    let mut map = Map::new();
+    for (name, value) in Stats::new(plane, &refs).named {
+        let value = match value {
+            Scalar::Text(s) => Value::from(s),
+            Scalar::Int(v) => Value::from(v),
+            Scalar::Uint(v) => Value::from(v),
+            Scalar::Double(v) => Value::from(v),
+            Scalar::Null => Value::Null,
+        };
+        map.insert(name.into_owned(), value);
     }
     map
-}
-
-/// An integer stat (correlation_id, program_id), whatever its integer type.
-fn int_of(v: Option<&Value>) -> Option<i64> {
-    let v = v?;
-    v.as_i64().or_else(|| v.as_u64().map(|u| u as i64))
-}
-
-fn text_of(v: Option<&Value>) -> Option<String> {
-    v?.as_str().map(str::to_string)
 }
 
 /// One event to emit, located in the space, with its sort key.
@@ -191,7 +280,7 @@ struct Pending {
     event: usize,
 }
 
-fn tid_of(line: &XLine) -> u32 {
+fn tid_of(line: &LineIn) -> u32 {
     let id = if line.display_id != 0 {
         line.display_id
     } else {
@@ -200,7 +289,7 @@ fn tid_of(line: &XLine) -> u32 {
     id as u32
 }
 
-fn thread_name(line: &XLine) -> &str {
+fn thread_name(line: &LineIn) -> &str {
     if line.display_name.is_empty() {
         &line.name
     } else {
@@ -209,7 +298,7 @@ fn thread_name(line: &XLine) -> &str {
 }
 
 /// The pid of each plane that makes events (None for the others).
-fn plane_pids(space: &XSpace) -> Vec<Option<u32>> {
+fn plane_pids(space: &SpaceIn) -> Vec<Option<u32>> {
     let mut custom = 0u32;
     space
         .planes
@@ -227,7 +316,7 @@ fn plane_pids(space: &XSpace) -> Vec<Option<u32>> {
 }
 
 /// The trace of a decoded space.
-pub fn build(path: &str, space: &XSpace) -> Result<RawTrace, String> {
+pub fn build(path: &str, space: &SpaceIn) -> Result<RawTrace, String> {
     let mut trace = RawTrace::new(path);
     trace.hold_all_args = true;
     trace.native.format = SourceFormat::Jax;
@@ -258,7 +347,13 @@ pub fn build(path: &str, space: &XSpace) -> Result<RawTrace, String> {
                     line.name, plane.name, line.timestamp_ns
                 ))
             })?;
-            for (e, event) in line.events.iter().enumerate() {
+            for (e, bytes) in line.events.iter().enumerate() {
+                let event = EventIn::read(bytes).map_err(|m| {
+                    invalid(&format!(
+                        "an event of line {:?} of {}: {m}",
+                        line.name, plane.name
+                    ))
+                })?;
                 // Aggregated events have no time: not in a timeline.
                 if event.num_occurrences.is_some() && event.offset_ps.is_none() {
                     continue;
@@ -285,10 +380,12 @@ pub fn build(path: &str, space: &XSpace) -> Result<RawTrace, String> {
     }
     // Stable: the file order breaks the remaining ties.
     pending.sort_by_key(|e| (e.pid, e.tid, e.start_ps, Reverse(e.dur_ps)));
+    let mut scratch = Scratch::default();
     for item in &pending {
         let plane = &space.planes[item.plane];
         let line = &plane.lines[item.line];
-        add_event(&mut trace, plane, line, &line.events[item.event], item)?;
+        let event = EventIn::read(&line.events[item.event]).map_err(|m| invalid(&m))?;
+        add_event(&mut trace, plane, line, &event, item, &mut scratch)?;
     }
     add_hlo(&mut trace, space)?;
     trace.metadata = metadata(space);
@@ -297,7 +394,7 @@ pub fn build(path: &str, space: &XSpace) -> Result<RawTrace, String> {
 }
 
 /// What a GPU-plane event is (§C.6), from its line and name.
-fn gpu_kind(line: &XLine, name: &str) -> (EventKind, &'static str) {
+fn gpu_kind(line: &LineIn, name: &str) -> (EventKind, &'static str) {
     if !line.name.starts_with("Stream") {
         return (EventKind::Other, "Unknown");
     }
@@ -311,18 +408,28 @@ fn gpu_kind(line: &XLine, name: &str) -> (EventKind, &'static str) {
     }
 }
 
+/// Buffers reused from one event to the next.
+#[derive(Default)]
+struct Scratch {
+    args: Vec<u8>,
+}
+
 fn add_event(
     trace: &mut RawTrace,
-    plane: &XPlane,
-    line: &XLine,
-    event: &XEvent,
+    plane: &PlaneIn,
+    line: &LineIn,
+    event: &EventIn,
     at: &Pending,
+    scratch: &mut Scratch,
 ) -> Result<(), String> {
     let metadata = plane.event_metadata.get(&event.metadata_id);
     let name = metadata.map_or("", |m| m.name.as_str());
-    let meta_stats = metadata.map(|m| m.stats.as_slice()).unwrap_or_default();
-    let args = stats_object(plane, meta_stats.iter().chain(&event.stats));
-    let correlation = int_of(args.get("correlation_id"));
+    let mut stats: Vec<StatRef> = metadata
+        .map(|m| m.stats.iter().map(StatRef::from).collect())
+        .unwrap_or_default();
+    event.stats(&mut stats).map_err(|m| invalid(&m))?;
+    let args = Stats::new(plane, &stats);
+    let correlation = args.int("correlation_id");
     let gpu = match role(&plane.name) {
         Role::Gpu(n) => Some(n),
         _ => None,
@@ -333,19 +440,22 @@ fn add_event(
         None if plane.name == HOST_PLANE => (EventKind::Other, "host"),
         None => (EventKind::Other, "Unknown"),
     };
-    let args_text = serde_json::to_string(&args).map_err(|e| e.to_string())?;
-    let (pid_text, tid_text) = (at.pid.to_string(), at.tid.to_string());
+    args.write_json(&mut scratch.args);
+    // Written from `&str`s and numbers by serde_json and itoa: UTF-8.
+    let args_text = std::str::from_utf8(&scratch.args).map_err(|e| e.to_string())?;
+    let (mut pid, mut tid) = (itoa::Buffer::new(), itoa::Buffer::new());
+    let (pid_text, tid_text) = (pid.format(at.pid), tid.format(at.tid));
     let on_stream = kind.is_gpu();
     let ev = Event {
         ph: Some("X".into()),
         cat: Some(cat.into()),
         name: Some(name.into()),
-        pid: Some(pid_text.as_str().into()),
-        tid: Some(tid_text.as_str().into()),
+        pid: Some(pid_text.into()),
+        tid: Some(tid_text.into()),
         ts: Some(at.start_ps as f64 / 1e6),
         dur: Some(at.dur_ps as f64 / 1e6),
         fractional_time: true,
-        args: Some(&args_text),
+        args: Some(args_text),
         correlation: correlation.filter(|_| on_stream || kind == EventKind::Runtime),
         device: gpu.filter(|_| on_stream),
         stream: Some(line.id).filter(|_| on_stream),
@@ -357,9 +467,8 @@ fn add_event(
     let ns = |ps: i64| Some(ps.div_euclid(1000));
     match kind {
         EventKind::Kernel => {
-            let details = text_of(args.get("kernel_details"));
-            let parsed = KernelDetails::parse(details.as_deref().unwrap_or(""));
-            let mut text = |key: &str| trace.intern(args.get(key).and_then(Value::as_str));
+            let parsed = KernelDetails::parse(args.text("kernel_details").unwrap_or(""));
+            let mut text = |key: &str| trace.intern(args.text(key));
             let (hlo_module, hlo_op) = (text("hlo_module"), text("hlo_op"));
             let (tf_op, name_scope) = (text("tf_op"), text("name"));
             let kernel_details = text("kernel_details");
@@ -386,7 +495,7 @@ fn add_event(
                 scratch: parsed.scratch,
                 hlo_module,
                 hlo_op,
-                program_id: int_of(args.get("program_id")),
+                program_id: args.int("program_id"),
                 tf_op,
                 name_scope,
                 kernel_details,
@@ -394,8 +503,7 @@ fn add_event(
             });
         }
         EventKind::Memcpy => {
-            let details = text_of(args.get("memcpy_details"));
-            let bytes = details.as_deref().and_then(|d| field(d, "size:"));
+            let bytes = args.text("memcpy_details").and_then(|d| field(d, "size:"));
             trace.native.memory_copies.push(MemoryCopy {
                 uid,
                 name: trace.name.get(uid as usize),
@@ -417,7 +525,7 @@ fn add_event(
                 begin_ns: ns(begin_ps),
                 end_ns: ns(end_ps),
                 corr_id: correlation,
-                device_id: int_of(args.get("device_id")),
+                device_id: args.int("device_id"),
                 ..ApiCall::default()
             })
         }
@@ -444,6 +552,26 @@ pub struct KernelDetails {
 
 impl KernelDetails {
     pub fn parse(text: &str) -> KernelDetails {
+        const KEYS: [&str; 6] = [
+            "grid:",
+            "block:",
+            "group_mem:",
+            "private_mem:",
+            "static_shared:",
+            "dynamic_shared:",
+        ];
+        // One pass over the tokens; the first token of each key counts.
+        let mut found: [Option<&str>; 6] = [None; 6];
+        for token in text.split_whitespace() {
+            for (slot, key) in found.iter_mut().zip(KEYS) {
+                if slot.is_none() {
+                    if let Some(value) = token.strip_prefix(key) {
+                        *slot = Some(value);
+                    }
+                }
+            }
+        }
+        let [grid, block, group, private, static_shared, dynamic_shared] = found;
         let axes = |v: Option<&str>| {
             let mut out = [None; 3];
             if let Some(v) = v {
@@ -453,16 +581,16 @@ impl KernelDetails {
             }
             out
         };
-        let int = |key| field(text, key).and_then(|v| v.parse::<i64>().ok());
-        let shared = match (int("static_shared:"), int("dynamic_shared:")) {
+        let int = |v: Option<&str>| v.and_then(|v| v.parse::<i64>().ok());
+        let shared = match (int(static_shared), int(dynamic_shared)) {
             (None, None) => None,
             (s, d) => s.unwrap_or(0).checked_add(d.unwrap_or(0)),
         };
         KernelDetails {
-            grid: axes(field(text, "grid:")),
-            block: axes(field(text, "block:")),
-            lds: int("group_mem:").or(shared),
-            scratch: int("private_mem:"),
+            grid: axes(grid),
+            block: axes(block),
+            lds: int(group).or(shared),
+            scratch: int(private),
         }
     }
 }
@@ -480,7 +608,7 @@ pub fn module_key(name: &str) -> (&str, Option<i64>) {
 }
 
 /// `hlo_instructions`: every module of the metadata plane's `Hlo Proto` stats.
-fn add_hlo(trace: &mut RawTrace, space: &XSpace) -> Result<(), String> {
+fn add_hlo(trace: &mut RawTrace, space: &SpaceIn) -> Result<(), String> {
     for plane in space.planes.iter().filter(|p| p.name == METADATA_PLANE) {
         let Some(hlo_stat) = plane
             .stat_metadata
@@ -517,7 +645,7 @@ fn add_hlo(trace: &mut RawTrace, space: &XSpace) -> Result<(), String> {
 
 /// `trace_meta` rows: hostnames, the profile's start and stop (ns since the
 /// epoch), and each device plane's stats.
-fn metadata(space: &XSpace) -> Vec<(String, String)> {
+fn metadata(space: &SpaceIn) -> Vec<(String, String)> {
     let mut rows = vec![(
         "hostnames".to_string(),
         Value::from(space.hostnames.clone()).to_string(),

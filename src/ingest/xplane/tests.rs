@@ -7,7 +7,9 @@ use serde_json::{json, Value};
 
 use super::hlo::{self, HloComputationProto, HloInstructionProto, HloModuleProto, HloProto};
 use super::hlo::{LayoutProto, OpMetadata, ShapeProto};
-use super::proto::{XEvent, XEventMetadata, XLine, XPlane, XSpace, XStat, XStatMetadata};
+use super::proto::{
+    PlaneIn, StatRef, XEvent, XEventMetadata, XLine, XPlane, XSpace, XStat, XStatMetadata,
+};
 use super::*;
 use crate::ingest::format;
 
@@ -575,4 +577,96 @@ fn deep_or_random_bytes_never_panic() {
             let _ = build("x", &space);
         }
     }
+}
+
+#[test]
+fn encoded_events_read_as_prost_decodes_them() {
+    let stats = vec![
+        XStat {
+            metadata_id: 1,
+            int64_value: Some(-5),
+            ..Default::default()
+        },
+        XStat {
+            metadata_id: 2,
+            str_value: Some("a \"quoted\" \u{e9}".into()),
+            ..Default::default()
+        },
+        XStat {
+            metadata_id: 3,
+            double_value: Some(0.25),
+            ..Default::default()
+        },
+    ];
+    let bytes = event(7, 1_500, 900, stats.clone()).encode_to_vec();
+    let read = super::proto::EventIn::read(&bytes).expect("reads");
+    assert_eq!(
+        (read.metadata_id, read.offset_ps, read.duration_ps),
+        (7, Some(1_500), 900)
+    );
+    assert_eq!(read.num_occurrences, None);
+    let mut refs = Vec::new();
+    read.stats(&mut refs).expect("stats");
+    let expected: Vec<StatRef> = stats.iter().map(StatRef::from).collect();
+    assert_eq!(refs, expected);
+    // Cut anywhere: never a panic; a cut inside a field is an error (one
+    // between fields is a shorter, valid event, as for any protobuf).
+    for cut in 1..bytes.len() {
+        if let Ok(e) = super::proto::EventIn::read(&bytes[..cut]) {
+            let _ = e.stats(&mut Vec::new());
+        }
+    }
+    assert!(super::proto::EventIn::read(&bytes[..bytes.len() - 1]).is_err());
+    assert!(super::proto::EventIn::read(&bytes[..1]).is_err());
+    // A stat's string written as a varint: the wrong wire type.
+    let wrong = [0x22, 0x02, 0x28, 0x01];
+    let event = super::proto::EventIn::read(&wrong).expect("the event reads");
+    assert!(event
+        .stats(&mut Vec::new())
+        .unwrap_err()
+        .contains("wire type"));
+}
+
+#[test]
+fn event_args_are_the_json_serde_writes_for_the_stats() {
+    // Two ids named alike (the later id wins), a repeated id (its later value
+    // wins), escapes, a non-finite double (null), a reference to a missing name.
+    let mut plane = PlaneIn::default();
+    for (id, name) in [(1, "z\"key"), (2, "dup"), (3, "dup"), (4, "nan"), (5, "a")] {
+        plane.stat_metadata.insert(
+            id,
+            XStatMetadata {
+                id,
+                name: name.into(),
+                ..Default::default()
+            },
+        );
+    }
+    let stat = |id, f: &dyn Fn(&mut StatRef)| {
+        let mut s = StatRef {
+            metadata_id: id,
+            ..Default::default()
+        };
+        f(&mut s);
+        s
+    };
+    let stats = [
+        stat(3, &|s| s.int64_value = Some(1)),
+        stat(2, &|s| s.str_value = Some("first")),
+        stat(1, &|s| s.str_value = Some("line\nbreak")),
+        stat(4, &|s| s.double_value = Some(f64::NAN)),
+        stat(2, &|s| s.uint64_value = Some(u64::MAX)),
+        stat(5, &|s| s.ref_value = Some(99)),
+        stat(6, &|s| s.double_value = Some(1e-7)),
+    ];
+    let mut text = Vec::new();
+    super::Stats::new(&plane, &stats).write_json(&mut text);
+    let expected = json!({
+        "z\"key": "line\nbreak",
+        "dup": u64::MAX,
+        "nan": null,
+        "a": null,
+        "stat 6": 1e-7,
+    });
+    assert_eq!(String::from_utf8(text).unwrap(), expected.to_string());
 }
