@@ -2,10 +2,16 @@
 //! only the fields tracesql reads. Unknown fields are skipped on decoding, so
 //! newer writers with more fields still decode. `oneof` members are declared as
 //! `optional` fields, which is the same on the wire and keeps presence.
+//!
+//! Reading uses [`SpaceIn`], [`PlaneIn`] and [`LineIn`], which leave events
+//! encoded ([`EventIn`] reads them in place); `XSpace`, `XPlane`,
+//! `XLine` and `XEvent` are the same messages fully typed, the writing
+//! side, which only the tests need (to encode the spaces they read back).
 
 use std::collections::HashMap;
 
 /// One profile: a file.
+#[cfg(test)]
 #[derive(Clone, PartialEq, prost::Message)]
 pub struct XSpace {
     #[prost(message, repeated, tag = "1")]
@@ -19,6 +25,7 @@ pub struct XSpace {
 }
 
 /// One device (`/device:GPU:0`), the host (`/host:CPU`) or a metadata plane.
+#[cfg(test)]
 #[derive(Clone, PartialEq, prost::Message)]
 pub struct XPlane {
     #[prost(int64, tag = "1")]
@@ -36,6 +43,7 @@ pub struct XPlane {
 }
 
 /// A thread or a GPU stream.
+#[cfg(test)]
 #[derive(Clone, PartialEq, prost::Message)]
 pub struct XLine {
     #[prost(int64, tag = "1")]
@@ -55,6 +63,7 @@ pub struct XLine {
 }
 
 /// One slice. `offset_ps` and `num_occurrences` are a oneof.
+#[cfg(test)]
 #[derive(Clone, PartialEq, prost::Message)]
 pub struct XEvent {
     #[prost(int64, tag = "1")]
@@ -117,7 +126,7 @@ pub struct XStatMetadata {
     pub description: String,
 }
 
-/// The reading side of [`XSpace`]: the same fields, but each line's events
+/// The reading side of `XSpace`: the same fields, but each line's events
 /// are left encoded ([`LineIn::events`]) and read in place by [`EventIn`].
 /// A JAX profile is mostly events, each with a handful of stats; decoded as
 /// messages, each would cost a vector and a string per stat.
@@ -133,7 +142,7 @@ pub struct SpaceIn {
     pub hostnames: Vec<String>,
 }
 
-/// [`XPlane`] with [`LineIn`] lines.
+/// `XPlane` with [`LineIn`] lines.
 #[derive(Clone, PartialEq, prost::Message)]
 pub struct PlaneIn {
     #[prost(int64, tag = "1")]
@@ -150,7 +159,7 @@ pub struct PlaneIn {
     pub stats: Vec<XStat>,
 }
 
-/// [`XLine`] with its events as their encoded bytes (slices of the file when
+/// `XLine` with its events as their encoded bytes (slices of the file when
 /// decoded from a [`bytes::Bytes`]).
 #[derive(Clone, PartialEq, prost::Message)]
 pub struct LineIn {
@@ -194,7 +203,7 @@ impl<'a> From<&'a XStat> for StatRef<'a> {
     }
 }
 
-/// One event read from its encoded bytes ([`XEvent`]'s fields).
+/// One event read from its encoded bytes (`XEvent`'s fields).
 #[derive(Default, Debug)]
 pub struct EventIn<'a> {
     pub metadata_id: i64,
