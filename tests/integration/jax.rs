@@ -292,6 +292,27 @@ fn bad_xplane_files_fail_in_one_line() {
 }
 
 /// A CSV as rows of cells, header first.
+/// `report` of the shared trace `name` (in `dir`) into a temporary folder,
+/// with or without `--tracelens-compat`.
+fn report(dir: &std::path::Path, name: &str, compat: bool) -> tempfile::TempDir {
+    let out = tempfile::tempdir().expect("temp dir");
+    let out_dir = out.path().to_string_lossy().into_owned();
+    let trace = pb(dir, name);
+    let mut args = vec![
+        "report",
+        trace.as_str(),
+        "--platform",
+        "none",
+        "--out",
+        &out_dir,
+    ];
+    if compat {
+        args.push("--tracelens-compat");
+    }
+    crate::util::tracesql_ok(&args);
+    out
+}
+
 fn csv_rows(path: &std::path::Path) -> Vec<Vec<String>> {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut reader = csv::ReaderBuilder::new()
@@ -352,21 +373,7 @@ fn conv_flops_count_the_whole_filter_by_default_and_its_spatial_dims_under_compa
     let name = "jax_conv_minimal_08";
     let Some(dir) = trace_dir(name) else { return };
     let gflops = |compat: bool| -> (String, f64) {
-        let out = tempfile::tempdir().expect("temp dir");
-        let out_dir = out.path().to_string_lossy().into_owned();
-        let trace = pb(&dir, name);
-        let mut args = vec![
-            "report",
-            trace.as_str(),
-            "--platform",
-            "none",
-            "--out",
-            &out_dir,
-        ];
-        if compat {
-            args.push("--tracelens-compat");
-        }
-        crate::util::tracesql_ok(&args);
+        let out = report(&dir, name, compat);
         let sheet = csv_rows(&out.path().join("op_conv.csv"));
         let col = |c: &str| sheet[0].iter().position(|h| h == c).expect(c);
         let row = sheet[1..]
@@ -402,26 +409,8 @@ fn te_fused_attention_sheets_read_packed_qkv_and_count_sdpa_flops() {
     // Backward (flash): recompute QKᵀ, dV, dP, dQ, dK: five such GEMMs.
     let bwd = 5.0 * 2.0 * b * h * n * n * d;
     let q_elems = b * n * h * d;
-    let report = |compat: bool| -> tempfile::TempDir {
-        let out = tempfile::tempdir().expect("temp dir");
-        let out_dir = out.path().to_string_lossy().into_owned();
-        let trace = pb(&dir, name);
-        let mut args = vec![
-            "report",
-            trace.as_str(),
-            "--platform",
-            "none",
-            "--out",
-            &out_dir,
-        ];
-        if compat {
-            args.push("--tracelens-compat");
-        }
-        crate::util::tracesql_ok(&args);
-        out
-    };
     for compat in [false, true] {
-        let out = report(compat);
+        let out = report(&dir, name, compat);
         let halve = if compat { 1.0 } else { 0.5 };
         let mut seen = 0;
         for (sheet, expected_rows) in [("op_fa_fwd", 1), ("op_fa_bwd", 3), ("op_te", 2)] {
