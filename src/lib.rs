@@ -13,10 +13,12 @@
 //! | `load` | a trace file or an export directory → tables (`LoadedTrace`), with its provenance and the export manifest |
 //! | `catalog` | the SQL files: views, categories, reports, rules, their headers |
 //! | `output` | writers and printers of results: terminal, CSV, Markdown, Excel, Parquet, atomic files |
+//! | `replay` | a traced op → replay IR (schema catalog, TraceLens's matcher, the native IR) → package (script, README, zip) |
 //! | `engine` | the DataFusion session: tables, views, UDFs, table functions, platforms, the session's own catalog tables |
 //! | `report` | runs the report queries into sheets |
 //! | `collectives` | the traces of all ranks of a run: rank files and ranks resolved, the multi-rank collective sheets |
 //! | `analyze` | runs the rules and renders the analysis |
+//! | `reproduce` | ops of a loaded trace (by uid, name or an analysis's findings) → replay packages on disk |
 //! | `export` | writes a Parquet dataset that `load` reopens |
 //! | `compare` | two sides' reports side by side: the comparison session and TraceLens's report diff |
 //! | `repl` | the interactive shell |
@@ -36,7 +38,9 @@ pub mod load;
 pub mod model;
 pub mod output;
 pub mod repl;
+pub mod replay;
 pub mod report;
+pub mod reproduce;
 pub mod timing;
 pub mod tree;
 
@@ -120,10 +124,12 @@ mod layering {
         "load",
         "catalog",
         "output",
+        "replay",
         "engine",
         "report",
         "collectives",
         "analyze",
+        "reproduce",
         "export",
         "compare",
         "repl",

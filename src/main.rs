@@ -144,6 +144,49 @@ enum Command {
         #[arg(long, value_name = "NAME", requires = "reference")]
         reference_platform: Option<String>,
     },
+    /// Replay packages: a traced op's call rebuilt from its recorded shapes,
+    /// strides, dtypes and scalars (the replay IR), with a standalone script that
+    /// times it (no torch needed here; the script needs torch).
+    #[command(
+        group(clap::ArgGroup::new("which").required(true).args(["uid", "op", "findings", "all"])),
+        after_help = "Writes to DIR: replay_ir.json (every selected signature), replay.py (runs them all),\nREADME.md, and replay_packages/<op>__<hash>.zip per signature plus\nreplay_packages/<op>_replay_package.zip per op name (IR, script, README, MANIFEST.json).\nWith --tracelens-compat also event_replay_ir.json, TraceLens's IR list exactly.\n\nThe same IRs in SQL: replay_ir, replay_args, replay_coverage (tracesql schema replay_ir).\n\nExamples:\n  tracesql replay trace.json.gz --uid 30 --out replay\n  tracesql replay trace.json.gz --op aten::addmm --out replay\n  tracesql replay trace.json.gz --findings analysis/ --out analysis\n  cd replay && python3 replay.py --dry-run"
+    )]
+    Replay {
+        /// Trace file or export directory, or - for stdin.
+        trace: String,
+        /// The op call with this uid (ops.uid, TraceLens's ex_UID) and every call
+        /// with its signature.
+        #[arg(long, value_name = "N")]
+        uid: Option<i64>,
+        /// Every distinct signature of this op (exact name, e.g. aten::addmm).
+        #[arg(long, value_name = "NAME")]
+        op: Option<String>,
+        /// With --op: only the signature of this call.
+        #[arg(long, value_name = "UID", requires = "op")]
+        shape_of: Option<i64>,
+        /// The op groups of an analysis (`tracesql analyze --out DIR`) above
+        /// --min-share and below --max-efficiency.
+        #[arg(long, value_name = "DIR")]
+        findings: Option<std::path::PathBuf>,
+        /// Every op signature that launched GPU work, largest GPU time first.
+        #[arg(long)]
+        all: bool,
+        /// With --findings: least share of the ops' kernel time, %.
+        #[arg(long, value_name = "PCT", default_value_t = 10.0)]
+        min_share: f64,
+        /// With --findings: highest roofline efficiency, %.
+        #[arg(long, value_name = "PCT", default_value_t = 30.0)]
+        max_efficiency: f64,
+        /// Output directory.
+        #[arg(long, value_name = "DIR", required = true)]
+        out: std::path::PathBuf,
+        /// The script's default device.
+        #[arg(long, value_parser = ["cuda", "cpu", "meta"])]
+        device: Option<String>,
+        /// The script's default number of timed calls.
+        #[arg(long, value_name = "N")]
+        iters: Option<u32>,
+    },
     /// Write every table and every report as a Parquet dataset for BI tools
     /// (DuckDB, pyarrow, Spark); tracesql reopens it in place of the trace.
     #[command(
@@ -461,6 +504,33 @@ fn run(cli: Cli) -> Result<(), Error> {
                 format,
             };
             compare(request, &catalog)
+        }
+        Command::Replay {
+            trace,
+            uid,
+            op,
+            shape_of,
+            findings,
+            all,
+            min_share,
+            max_efficiency,
+            out,
+            device,
+            iters,
+        } => {
+            let selection = match (uid, op, findings) {
+                (Some(uid), _, _) => tracesql::reproduce::Selection::Uid(uid),
+                (_, Some(name), _) => tracesql::reproduce::Selection::Op { name, shape_of },
+                (_, _, Some(dir)) => tracesql::reproduce::Selection::Findings(read_findings(&dir)?),
+                _ if all => tracesql::reproduce::Selection::All,
+                _ => return Err(Error::Usage("give --uid, --op, --findings or --all".into())),
+            };
+            let filter = tracesql::reproduce::FindingFilter {
+                min_share_pct: min_share,
+                max_efficiency_pct: max_efficiency,
+            };
+            let defaults = tracesql::reproduce::RunDefaults { device, iters };
+            replay(&trace, &catalog, &selection, filter, &defaults, &out)
         }
         Command::Export {
             traces,
@@ -885,6 +955,88 @@ fn analyze(
         emit_analysis(name, analysis, dir.as_deref())?;
     }
     Ok(())
+}
+
+/// The rows of an analysis's findings.json.
+fn read_findings(dir: &std::path::Path) -> Result<Vec<serde_json::Value>, Error> {
+    let path = dir.join("findings.json");
+    let text = std::fs::read_to_string(&path).map_err(|e| {
+        Error::Usage(format!(
+            "{}: {e} (write it with `tracesql analyze TRACE --out DIR`)",
+            path.display()
+        ))
+    })?;
+    match serde_json::from_str(&text) {
+        Ok(serde_json::Value::Array(rows)) => Ok(rows),
+        Ok(_) => Err(Error::Usage(format!(
+            "{}: not a list of findings",
+            path.display()
+        ))),
+        Err(e) => Err(Error::Usage(format!("{}: {e}", path.display()))),
+    }
+}
+
+/// `tracesql replay`: the selected ops' packages in `out`, and a line per
+/// signature on stdout.
+fn replay(
+    trace: &str,
+    catalog: &Catalog,
+    selection: &tracesql::reproduce::Selection,
+    filter: tracesql::reproduce::FindingFilter,
+    defaults: &tracesql::reproduce::RunDefaults,
+    out: &std::path::Path,
+) -> Result<(), Error> {
+    let rt = runtime()?;
+    let engine = engine_with(load_traces(&[trace.to_string()])?, catalog)?;
+    let source = tracesql::reproduce::Source {
+        path: trace.to_string(),
+    };
+    let written = rt.block_on(tracesql::reproduce::write_packages(
+        &engine, &source, selection, filter, defaults, out,
+    ))?;
+    print_packaged(&written);
+    Ok(())
+}
+
+fn print_packaged(written: &tracesql::reproduce::Written) {
+    let mut table = comfy_table::Table::new();
+    table.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
+    table.set_header([
+        "id",
+        "op",
+        "ex_uid",
+        "calls",
+        "traced median µs",
+        "status",
+        "package",
+    ]);
+    for p in &written.packaged {
+        table.add_row([
+            p.id.clone(),
+            p.op_name.clone(),
+            p.ex_uid.to_string(),
+            p.count.to_string(),
+            p.traced_median_us
+                .map(|t| format!("{t:.3}"))
+                .unwrap_or_default(),
+            match &p.reason {
+                Some(reason) => format!("{} ({reason})", p.status),
+                None => p.status.clone(),
+            },
+            p.package.clone().unwrap_or_default(),
+        ]);
+    }
+    println!("{table}");
+    let ok = written
+        .packaged
+        .iter()
+        .filter(|p| p.package.is_some())
+        .count();
+    eprintln!(
+        "{} signatures, {ok} packaged; wrote {}/replay_ir.json, replay.py, README.md and replay_packages/",
+        written.packaged.len(),
+        written.dir.display()
+    );
 }
 
 /// One analysis: its files in `dir` (with a line on stderr naming `label`), or

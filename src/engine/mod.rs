@@ -3,6 +3,7 @@
 mod derived_tables;
 pub mod drilldown;
 pub mod platform;
+pub mod replay_sql;
 pub mod session_catalog;
 mod views;
 
@@ -71,6 +72,7 @@ impl Engine {
         tracesql_udfs::register_all(&ctx);
         let forest = drilldown::Forest::default();
         drilldown::register(&ctx, &forest);
+        replay_sql::register(&ctx);
         let mut engine = Engine {
             ctx,
             catalog: Arc::new(catalog),

@@ -394,7 +394,9 @@ pub fn added_functions(session: &dyn Session) -> Vec<FunctionDoc> {
     // The UDF crate documents its functions in one table (tracesql_udfs::FUNCTIONS).
     let described = |name: &str| {
         let doc = tracesql_udfs::FUNCTIONS.iter().find(|f| f.documents(name));
+        let replay = super::replay_sql::DOCS.iter().find(|(n, _, _)| *n == name);
         doc.map(|f| format!("{} → {}", f.usage, f.returns))
+            .or_else(|| replay.map(|(_, usage, returns)| format!("{usage} → {returns}")))
             .unwrap_or_default()
     };
     let mut added = Vec::new();

@@ -33,4 +33,5 @@ mod jax;
 mod perf_sheets;
 mod platform_roofline;
 mod repl;
+mod replay;
 mod trace_health;
