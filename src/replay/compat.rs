@@ -6,7 +6,7 @@
 //! exists so a user's TraceLens-based scripts get the IR they expect.
 
 use super::catalog::Catalog;
-use super::event::{is_digits, py_float, py_int, OpEvent};
+use super::event::{is_digits, py_float, py_int_digits, OpEvent};
 use super::json::Json;
 use super::schema::{compat_args, Arg};
 use super::{Outcome, Status};
@@ -216,14 +216,14 @@ fn arg_value(event: &OpEvent, i: usize, arg: &Arg) -> Result<Json, Refusal> {
             ])
         }
         "bool" | "bool?" => Json::Bool(c.to_lowercase() == "true"),
-        "int" | "SymInt" => Json::Int(py_int(c).ok_or_else(unsupported)?),
+        "int" | "SymInt" => Json::Int(py_int_digits(c).ok_or_else(unsupported)?),
         "float" | "float?" | "Scalar" | "Scalar?" => {
             Json::Float(py_float(c).ok_or_else(unsupported)?)
         }
         _ if ty.starts_with("int[") || ty.starts_with("SymInt[") => Json::List(
             list_pieces(c)
                 .iter()
-                .map(|p| py_int(p).map(Json::Int).ok_or_else(unsupported))
+                .map(|p| py_int_digits(p).map(Json::Int).ok_or_else(unsupported))
                 .collect::<Result<_, _>>()?,
         ),
         _ if ty.starts_with("bool[") => Json::List(

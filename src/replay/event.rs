@@ -119,40 +119,11 @@ pub fn is_digits(s: &str) -> bool {
     !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
 }
 
-/// Python's `float(s)`: surrounding whitespace, a sign, `_` between digits,
-/// `inf`/`infinity`/`nan` in any case.
-pub fn py_float(s: &str) -> Option<f64> {
-    let t = s.trim();
-    if t.is_empty() {
-        return None;
-    }
-    let bytes = t.as_bytes();
-    for (i, &b) in bytes.iter().enumerate() {
-        if b == b'_' {
-            let digit =
-                |j: Option<usize>| j.and_then(|j| bytes.get(j)).is_some_and(u8::is_ascii_digit);
-            if !digit(i.checked_sub(1)) || !digit(Some(i + 1)) {
-                return None;
-            }
-        }
-    }
-    let cleaned: String = t.chars().filter(|&c| c != '_').collect();
-    let lower = cleaned.to_ascii_lowercase();
-    let unsigned = lower.trim_start_matches(['+', '-']);
-    if lower.len() - unsigned.len() > 1 {
-        return None;
-    }
-    match unsigned {
-        "inf" | "infinity" | "nan" => {}
-        u if u.chars().any(|c| c.is_ascii_alphabetic() && c != 'e') => return None,
-        _ => {}
-    }
-    cleaned.parse::<f64>().ok()
-}
+pub use tracesql_udfs::perf::args::py_float;
 
 /// Python's `int(s)` as decimal digits with a sign, leading zeros dropped
 /// (`'-007'` → `-7`); None where Python raises.
-pub fn py_int(s: &str) -> Option<String> {
+pub fn py_int_digits(s: &str) -> Option<String> {
     let t = s.trim();
     let (negative, digits) = match t.as_bytes().first() {
         Some(b'-') => (true, &t[1..]),
@@ -191,12 +162,12 @@ mod tests {
         assert_eq!(py_float("1__0"), None);
         assert_eq!(py_float("False"), None);
         assert_eq!(py_float(""), None);
-        assert_eq!(py_int("-007").as_deref(), Some("-7"));
+        assert_eq!(py_int_digits("-007").as_deref(), Some("-7"));
         assert_eq!(
-            py_int("9223372036854775807").as_deref(),
+            py_int_digits("9223372036854775807").as_deref(),
             Some("9223372036854775807")
         );
-        assert_eq!(py_int("1.5"), None);
+        assert_eq!(py_int_digits("1.5"), None);
     }
 
     #[test]

@@ -16,7 +16,7 @@
 use serde_json::Value;
 
 use super::catalog::Catalog;
-use super::event::{int_list, py_float, py_int, OpEvent};
+use super::event::{int_list, py_float, py_int_digits, OpEvent};
 use super::json::Json;
 use super::schema::{Arg, Schema};
 use super::{Outcome, Status};
@@ -383,7 +383,7 @@ fn arg_ir(
             )),
             _ => Err(format!("not_a_bool:{}", describe(t, c))),
         },
-        "int" | "SymInt" => match (t, py_int(c)) {
+        "int" | "SymInt" => match (t, py_int_digits(c)) {
             ("Scalar", Some(v)) => Ok(arg_json(arg, "int", Json::Int(v))),
             _ => Err(format!("not_an_int:{}", describe(t, c))),
         },
@@ -431,7 +431,7 @@ fn scalar(t: &str, c: &str) -> Result<Json, String> {
     if t != "Scalar" {
         return Err(format!("not_a_scalar:{}", describe(t, c)));
     }
-    if let Some(v) = py_int(c) {
+    if let Some(v) = py_int_digits(c) {
         return Ok(Json::Int(v));
     }
     match c {
@@ -491,7 +491,7 @@ fn default_value(arg: &Arg) -> Result<Json, String> {
     let value = match (base, default) {
         (_, "None") => Json::Null,
         ("bool", d) => Json::Bool(d == "True"),
-        ("int" | "SymInt", d) => Json::Int(py_int(d).ok_or_else(|| format!("default:{d}"))?),
+        ("int" | "SymInt", d) => Json::Int(py_int_digits(d).ok_or_else(|| format!("default:{d}"))?),
         ("float", d) => Json::Float(py_float(d).ok_or_else(|| format!("default:{d}"))?),
         ("str", d) => unquote(d).map_or(Json::Null, Json::str),
         (_, d) => return Err(format!("default:{d}")),
@@ -532,7 +532,7 @@ fn list_arg(
         inner.split(',').map(str::trim).collect()
     };
     let (kind, parse): (&str, fn(&str) -> Option<Json>) = match element {
-        "int" | "SymInt" => ("int_list", |p| py_int(p).map(Json::Int)),
+        "int" | "SymInt" => ("int_list", |p| py_int_digits(p).map(Json::Int)),
         "bool" => ("bool_list", |p| match p {
             "True" | "true" => Some(Json::Bool(true)),
             "False" | "false" => Some(Json::Bool(false)),
@@ -699,12 +699,14 @@ fn index_bound(event: &OpEvent, schema: &Schema, name: &str) -> Option<i64> {
     match (op, name) {
         ("aten::embedding", "indices") => dims_of("weight")?.first().copied(),
         ("aten::embedding_dense_backward" | "aten::embedding_backward", "indices") => {
-            py_int(event.concrete(position("num_weights")?))?
+            py_int_digits(event.concrete(position("num_weights")?))?
                 .parse()
                 .ok()
         }
         (_, "index") => {
-            let dim: i64 = py_int(event.concrete(position("dim")?))?.parse().ok()?;
+            let dim: i64 = py_int_digits(event.concrete(position("dim")?))?
+                .parse()
+                .ok()?;
             let shape = dims_of("self")?;
             let d = if dim < 0 {
                 dim + shape.len() as i64

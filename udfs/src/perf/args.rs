@@ -260,14 +260,35 @@ pub fn prod(shape: &[i64]) -> i128 {
         .fold(1i128, |acc, &d| acc.saturating_mul(i128::from(d)))
 }
 
-/// Python's `float(s)`: surrounding whitespace is ignored; `inf`, `nan`,
-/// `1e-05`, `0.` and `.5` are accepted.
+/// Python's `float(s)`: surrounding whitespace, a sign, `_` between digits,
+/// `inf`/`infinity`/`nan` in any case, `1e-05`, `0.` and `.5`.
 pub fn py_float(s: &str) -> Option<f64> {
     let t = s.trim();
-    if t.is_empty() || t.contains('_') {
+    if t.is_empty() {
         return None;
     }
-    t.parse::<f64>().ok()
+    let bytes = t.as_bytes();
+    for (i, &b) in bytes.iter().enumerate() {
+        if b == b'_' {
+            let digit =
+                |j: Option<usize>| j.and_then(|j| bytes.get(j)).is_some_and(u8::is_ascii_digit);
+            if !digit(i.checked_sub(1)) || !digit(Some(i + 1)) {
+                return None;
+            }
+        }
+    }
+    let cleaned: String = t.chars().filter(|&c| c != '_').collect();
+    let lower = cleaned.to_ascii_lowercase();
+    let unsigned = lower.trim_start_matches(['+', '-']);
+    if lower.len() - unsigned.len() > 1 {
+        return None;
+    }
+    match unsigned {
+        "inf" | "infinity" | "nan" => {}
+        u if u.chars().any(|c| c.is_ascii_alphabetic() && c != 'e') => return None,
+        _ => {}
+    }
+    cleaned.parse::<f64>().ok()
 }
 
 /// Python's `int(s)` for a decimal string: surrounding whitespace and a sign are
