@@ -23,6 +23,7 @@ pub const TARGETS: &[(&str, fn(&[u8]))] = &[
     ("py_literals", py_literals),
     ("query_header", query_header),
     ("platforms_file", platforms_file),
+    ("replay_ir", replay_ir),
 ];
 
 /// Chunks of the reference read: one chunk for any input a fuzzer makes.
@@ -362,5 +363,35 @@ impl Scratch {
 impl Drop for Scratch {
     fn drop(&mut self) {
         let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// The replay IR builder on `name \n Input type \n Input Dims \n Input Strides
+/// \n Concrete Inputs` (each a JSON list, or absent): both modes must give an
+/// outcome, the native IR must be strict JSON, and an ok outcome must name the
+/// schema it matched.
+pub fn replay_ir(data: &[u8]) {
+    use crate::replay::json::{to_string, Style};
+    use crate::replay::{build, Mode, OpEvent, Status};
+    let text = String::from_utf8_lossy(data);
+    let mut fields = text.split('\n');
+    let name = fields.next().unwrap_or_default();
+    let mut field = || fields.next().filter(|f| !f.is_empty());
+    let (types, dims, strides, concrete) = (field(), field(), field(), field());
+    let event = OpEvent::from_json_texts(name, types, dims, strides, concrete);
+    for mode in [Mode::Compat, Mode::Native] {
+        let out = build(&event, mode);
+        assert_eq!(
+            out.status == Status::Ok,
+            out.matched_schema.is_some(),
+            "{out:?}"
+        );
+        if let Some(ir) = &out.ir {
+            let strict = to_string(ir, Style::STRICT);
+            if let Err(e) = serde_json::from_str::<serde_json::Value>(&strict) {
+                panic!("not strict JSON ({e}): {strict}");
+            }
+            let _ = to_string(ir, Style::PYTHON_INDENT4);
+        }
     }
 }
