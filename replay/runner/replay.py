@@ -290,6 +290,8 @@ def main(argv=None):
                   f"p90 {r['p90_us']:.2f}, mean {r['mean_us']:.2f} over {r['iters']}{extra}")
             for name in r.get("kernels", []):
                 print(f"    kernel: {name}")
+        for assumption in entry.get("assumptions") or []:
+            print(f"    assumes {assumption}")
     counts = {s: sum(r["status"] == s for r in results) for s in ("ok", "failed", "skipped")}
     print(f"attempted {len(results)}, ok {counts['ok']}, failed {counts['failed']}, skipped {counts['skipped']}")
     if opts.json_out:
