@@ -1,5 +1,5 @@
 -- name: category_ops
--- version: 1
+-- version: 2
 -- kind: view
 -- description: The analysis report's detailed tables: per op category, its 10 op groups with the most GPU time, with rates and roofline efficiency.
 --
@@ -8,7 +8,9 @@
 --   category: the op category (the section)
 --   Rank: rank among all ops by GPU time (analyze_ops.op_rank)
 --   Operation: op name
---   Shape: input dims, Python text
+--   Shape: the perf model's parameters where the model has named dimensions
+--     (analyze_ops.model_shape: M=.., N=.., K=.. for a GEMM; B=.., H=.., N_Q=.., N_KV=..,
+--     d=.. for attention), else the input dims, Python text
 --   Instances: op instances
 --   "Time (ms)": GPU time, ms
 --   "% of category": share of the category's GPU time, %
@@ -17,7 +19,8 @@
 --   "FLOPS/Byte": FLOPs per byte
 --   Bound: compute | memory on the session platform
 --   "Efficiency (%)": roofline efficiency on the session platform, %
-SELECT category, op_rank AS "Rank", name AS "Operation", shape AS "Shape",
+SELECT category, op_rank AS "Rank", name AS "Operation",
+       coalesce(model_shape, shape) AS "Shape",
        instances AS "Instances", round(time_us / 1e3, 3) AS "Time (ms)",
        round(category_share_pct, 1) AS "% of category",
        round(tflops_per_s, 2) AS "TFLOPS/s", round(tb_per_s, 3) AS "TB/s",

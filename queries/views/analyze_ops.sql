@@ -1,5 +1,5 @@
 -- name: analyze_ops
--- version: 1
+-- version: 2
 -- kind: view
 -- description: Ops that own GPU time, grouped by (name, category, input shapes): instances, GPU time, shares of category and trace, rank, FLOPs/bytes/rates from the perf models, roofline bound and efficiency on the session platform.
 --
@@ -46,6 +46,12 @@
 --     matrix_bf16)
 --   params: that instance's model params (LIST<STRUCT<key, value, py_str, kind>>;
 --     perf_param(params, 'M') reads one); NULL unmodelled
+--   model_shape: the shape as the perf model's parameters, for the models that have
+--     named dimensions: GEMM 'B=.., M=.., N=.., K=.., dtype=..' (B only when not 1),
+--     attention 'B=.., H=.., N_Q=.., N_KV=.., d=.., dtype=..' (H_KV, d_v, causal when
+--     they differ or hold), convolution 'input=.., filter=.., stride=.., padding=..,
+--     dtype=..' (groups when not 1); NULL for other models and unmodelled groups (the
+--     report then shows `shape`)
 --   uids: events.uid of the owners, ascending
 WITH
 -- The session platform and its bandwidth (NULL columns when none is set).
@@ -156,5 +162,42 @@ SELECT trace, name, category, shape, instances, kernel_count, compute_only, time
        CASE bound_raw WHEN 'COMPUTE_BOUND' THEN 'compute' WHEN 'MEMORY_BOUND' THEN 'memory' END
          AS bound,
        efficiency_pct, compute_spec, params,
+       CASE WHEN dims <> '' THEN dims || coalesce(', dtype=' || dtype, '') END AS model_shape,
        uids
-FROM ranked
+FROM (
+  SELECT *,
+         -- The named dimensions; concat_ws skips the keys the model does not have.
+         concat_ws(', ',
+           CASE WHEN perf_param(params, 'B') <> '1' OR perf_param(params, 'N_Q') IS NOT NULL
+                THEN 'B=' || perf_param(params, 'B') END,
+           'M=' || perf_param(params, 'M'),
+           'N=' || perf_param(params, 'N'),
+           'K=' || perf_param(params, 'K'),
+           'H=' || perf_param(params, 'H_Q'),
+           CASE WHEN perf_param(params, 'H_KV') <> perf_param(params, 'H_Q')
+                THEN 'H_KV=' || perf_param(params, 'H_KV') END,
+           'N_Q=' || perf_param(params, 'N_Q'),
+           'N_KV=' || perf_param(params, 'N_KV'),
+           'd=' || perf_param(params, 'd_h_qk'),
+           CASE WHEN perf_param(params, 'd_h_v') <> perf_param(params, 'd_h_qk')
+                THEN 'd_v=' || perf_param(params, 'd_h_v') END,
+           CASE WHEN perf_param(params, 'causal') = 'True' THEN 'causal' END,
+           'input=' || perf_param(params, 'input_shape'),
+           'filter=' || perf_param(params, 'filter_shape'),
+           'stride=' || perf_param(params, 'stride'),
+           'padding=' || perf_param(params, 'padding'),
+           CASE WHEN perf_param(params, 'groups') <> '1'
+                THEN 'groups=' || perf_param(params, 'groups') END
+         ) AS dims,
+         -- ('c10::BFloat16', 'c10::BFloat16') -> BFloat16; two different -> float/BFloat16.
+         CASE WHEN split_part(dtypes, ', ', 1) = split_part(dtypes, ', ', 2)
+              THEN split_part(dtypes, ', ', 1)
+              ELSE replace(dtypes, ', ', '/') END AS dtype
+  FROM (
+    SELECT *,
+           replace(replace(btrim(coalesce(perf_param(params, 'dtype_A_B'),
+                                          perf_param(params, 'dtype_input_weight')), '()'),
+                           '''', ''), 'c10::', '') AS dtypes
+    FROM ranked
+  )
+)

@@ -2,10 +2,12 @@
 //! a standalone analysis report.
 //!
 //! The pipeline: [`runner`] runs every `-- kind: rule` query into the table
-//! `findings_raw`; the catalog query `findings` adds priority, impact and order;
-//! the report's other sections are catalog queries too (`summary_metrics`,
-//! `top_ops`, `category_manifest`, `category_ops`, `platform_peaks`). [`render`]
-//! only lays the results out (Markdown, CSV, JSON, terminal).
+//! `findings_raw`; the catalog query `findings` adds priority (the rule is the
+//! view `priority_rule`), capped savings and order, and `recommendations` merges
+//! the findings about one subject; the report's other sections are catalog
+//! queries too (`summary_metrics`, `top_ops`, `category_manifest`,
+//! `category_ops`, `platform_peaks`). [`render`] only lays the results out
+//! (Markdown, CSV, JSON, terminal).
 
 pub mod render;
 pub mod runner;
@@ -16,8 +18,10 @@ use crate::Error;
 pub use runner::RuleRun;
 
 /// The catalog queries the report is made of, in the order they run.
-pub const SECTION_QUERIES: [&str; 6] = [
+pub const SECTION_QUERIES: [&str; 8] = [
     "findings",
+    "recommendations",
+    "priority_rule",
     "summary_metrics",
     "top_ops",
     "category_manifest",
@@ -35,7 +39,13 @@ pub struct Analysis {
     pub trace: String,
     pub platform: Option<String>,
     pub rules: Vec<RuleRun>,
+    /// One row per rule and subject (`findings.csv`).
     pub findings: Table,
+    /// The findings merged per subject (`findings.json`, the report's
+    /// recommendations).
+    pub recommendations: Table,
+    /// The priority rule the findings were ranked with (the appendix).
+    pub priority_rule: Table,
     pub summary: Table,
     pub top_ops: Table,
     pub categories: Table,
@@ -77,7 +87,10 @@ pub async fn analyze_scope(engine: &Engine, scope: runner::Scope) -> Result<Anal
         // The summary, top-op and category sections describe one trace; over
         // a run's ranks they would mix them, so a run's analysis has only its
         // findings and the platform's peaks.
-        let per_trace = !matches!(name, "findings" | "platform_peaks");
+        let per_trace = !matches!(
+            name,
+            "findings" | "recommendations" | "priority_rule" | "platform_peaks"
+        );
         if scope == runner::Scope::Run && per_trace {
             tables.push(Table {
                 sheet: name.to_string(),
@@ -95,6 +108,8 @@ pub async fn analyze_scope(engine: &Engine, scope: runner::Scope) -> Result<Anal
         platform: engine.platform(),
         rules,
         findings: next(),
+        recommendations: next(),
+        priority_rule: next(),
         summary: next(),
         top_ops: next(),
         categories: next(),

@@ -36,7 +36,7 @@ const PRIORITIES: [(&str, &str); 4] = [
 pub fn write_dir(dir: &Path, analysis: &Analysis) -> Result<(), Error> {
     std::fs::create_dir_all(dir)
         .map_err(|e| Error::Output(format!("{}: cannot create directory: {e}", dir.display())))?;
-    let findings_json = findings_json(&analysis.findings)?;
+    let findings_json = findings_json(&analysis.recommendations)?;
     let manifest = manifest_json(analysis)?;
     let mut staged = atomic::Staged::new();
     let err = |path: &Path, e: io::Error| Error::Output(format!("{}: {e}", path.display()));
@@ -87,14 +87,19 @@ pub fn table_json(table: &Table) -> Result<Vec<Value>, Error> {
     }
 }
 
-/// `findings.json`: the findings rows, each rule's `metrics` text as an object.
-fn findings_json(findings: &Table) -> Result<Value, Error> {
-    let mut rows = table_json(findings)?;
-    for row in &mut rows {
-        if let Some(Value::String(text)) = row.get("metrics") {
+/// `findings.json`: the recommendations (findings merged per subject), each
+/// reason's `metrics` text as an object.
+fn findings_json(recommendations: &Table) -> Result<Value, Error> {
+    let mut rows = table_json(recommendations)?;
+    for reason in rows
+        .iter_mut()
+        .filter_map(|row| row.get_mut("reasons").and_then(Value::as_array_mut))
+        .flatten()
+    {
+        if let Some(Value::String(text)) = reason.get("metrics") {
             // A user rule's malformed metrics stay a string rather than failing.
             if let Ok(parsed) = serde_json::from_str::<Value>(text) {
-                row["metrics"] = parsed;
+                reason["metrics"] = parsed;
             }
         }
     }
@@ -147,36 +152,6 @@ impl Finding<'_> {
             .position(|h| h == name)
             .and_then(|i| self.cells.get(i))
             .map_or("", String::as_str)
-    }
-
-    fn number(&self, name: &str) -> Option<f64> {
-        self.get(name).parse().ok()
-    }
-
-    /// The impact line: ms saved at 20/50/80% of peak, or the removable time.
-    fn impact(&self) -> String {
-        let (Some(at20), Some(at50), Some(at80)) = (
-            self.number("impact_ms_at_20"),
-            self.number("impact_ms_at_50"),
-            self.number("impact_ms_at_80"),
-        ) else {
-            return "not estimated (no removable time is known for this finding)".into();
-        };
-        let e2e = self
-            .number("impact_pct_e2e")
-            .map(|p| format!(" ({p:.1}% of the GPU span)"))
-            .unwrap_or_default();
-        if self.get("efficiency_pct").is_empty() {
-            format!("up to {at80:.3} ms{e2e} if this time is removed")
-        } else {
-            format!(
-                "{at20:.3} / {at50:.3} / {at80:.3} ms saved if it reached 20 / 50 / 80% of peak \
-                 (at 80%: {e2e_short} end to end)",
-                e2e_short = self
-                    .number("impact_pct_e2e")
-                    .map_or("n/a".to_string(), |p| format!("{p:.1}%"))
-            )
-        }
     }
 }
 
@@ -285,17 +260,26 @@ fn executive_summary(out: &mut dyn Write, analysis: &Analysis) -> io::Result<()>
         .into_iter()
         .map(|r| vec![r[m].clone(), r[v].clone()])
         .collect();
-    let findings = findings_rows(&analysis.findings);
+    let recs = &analysis.recommendations;
+    let priorities: Vec<String> = recs
+        .column("priority")
+        .map(|i| recs.cells().into_iter().map(|r| r[i].clone()).collect())
+        .unwrap_or_default();
     let counts: Vec<String> = PRIORITIES
         .iter()
         .map(|(p, _)| {
-            let n = findings.iter().filter(|f| f.get("priority") == *p).count();
+            let n = priorities.iter().filter(|q| q == p).count();
             format!("{n} {p}")
         })
         .collect();
     rows.push(vec![
-        "Findings".into(),
-        format!("{} ({})", findings.len(), counts.join(", ")),
+        "Recommendations".into(),
+        format!(
+            "{} ({}), from {} rule findings",
+            priorities.len(),
+            counts.join(", "),
+            analysis.findings.rows()
+        ),
     ]);
     md_table(out, &["Metric".into(), "Value".into()], &rows)?;
     writeln!(out, "### Top operations\n")?;
@@ -306,56 +290,161 @@ fn executive_summary(out: &mut dyn Write, analysis: &Analysis) -> io::Result<()>
     }
 }
 
-/// The recommendations grouped by priority; `links` adds the detailed-section links.
+/// A JSON cell as display text: strings as they are, numbers as JSON writes
+/// them, lists as `[a, b]`, null as "".
+fn cell(row: &Value, key: &str) -> String {
+    match row.get(key) {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(items)) => {
+            let items: Vec<String> = items
+                .iter()
+                .map(|v| match v {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                })
+                .collect();
+            format!("[{}]", items.join(", "))
+        }
+        Some(other) => other.to_string(),
+    }
+}
+
+fn cell_number(row: &Value, key: &str) -> Option<f64> {
+    row.get(key).and_then(Value::as_f64)
+}
+
+/// The impact line of a recommendation: ms saved at 20/50/80% of peak, or
+/// the removable time; the figures are the SQL's (already capped).
+fn impact_line(rec: &Value) -> String {
+    let (Some(at20), Some(at50), Some(at80)) = (
+        cell_number(rec, "impact_ms_at_20"),
+        cell_number(rec, "impact_ms_at_50"),
+        cell_number(rec, "impact_ms_at_80"),
+    ) else {
+        return "not estimated (no removable time is known for this finding)".into();
+    };
+    let e2e = cell_number(rec, "impact_pct_e2e");
+    if cell_number(rec, "efficiency_pct").is_none() {
+        let e2e = e2e.map_or(String::new(), |p| format!(" ({p:.1}% of the GPU span)"));
+        format!("up to {at80:.3} ms{e2e} if this time is removed")
+    } else {
+        let e2e = e2e.map_or("n/a".to_string(), |p| format!("{p:.1}%"));
+        format!(
+            "{at20:.3} / {at50:.3} / {at80:.3} ms saved if it reached 20 / 50 / 80% of peak \
+             (at 80%: {e2e} end to end)"
+        )
+    }
+}
+
+/// A recommendation's title: the op and its perf-model parameters where the
+/// model has them (`aten::mm (M=.., N=.., K=..)`), else the subject.
+fn title(rec: &Value) -> String {
+    match (cell(rec, "op_name"), cell(rec, "model_shape")) {
+        (name, shape) if !name.is_empty() && !shape.is_empty() => format!("{name} ({shape})"),
+        _ => cell(rec, "subject"),
+    }
+}
+
+/// The distinct non-empty texts of `key` among the reasons, first seen first.
+fn distinct_actions(reasons: &[Value], key: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for text in reasons.iter().map(|r| cell(r, key)) {
+        if !text.is_empty() && !out.contains(&text) {
+            out.push(text);
+        }
+    }
+    out
+}
+
+/// One recommendation: its reasons (one per rule), actions, impact and facts.
+fn recommendation(out: &mut dyn Write, number: usize, rec: &Value, links: bool) -> io::Result<()> {
+    let category = cell(rec, "category");
+    writeln!(out, "#### {number}. {category}: {}\n", title(rec))?;
+    let reasons = rec
+        .get("reasons")
+        .and_then(Value::as_array)
+        .map_or(&[][..], Vec::as_slice);
+    let noun = if reasons.len() == 1 {
+        "finding"
+    } else {
+        "findings"
+    };
+    writeln!(out, "**Issue** ({} {noun}):", reasons.len())?;
+    for r in reasons {
+        writeln!(
+            out,
+            "- {} *(rule {} v{}, priority {}; {} = {}, threshold {}; evidence uids: {})*",
+            cell(r, "message"),
+            cell(r, "rule"),
+            cell(r, "rule_version"),
+            cell(r, "priority"),
+            cell(r, "metric"),
+            short_number(&cell(r, "value")),
+            or_none(&short_number(&cell(r, "threshold"))),
+            or_none(&cell(r, "evidence_uids"))
+        )?;
+    }
+    writeln!(out, "\n**Action**:")?;
+    for a in distinct_actions(reasons, "action_a") {
+        writeln!(out, "- Path A (model code): {a}")?;
+    }
+    for b in distinct_actions(reasons, "action_b") {
+        writeln!(out, "- Path B (kernels): {b}")?;
+    }
+    writeln!(out, "\n**Impact**: {}  ", impact_line(rec))?;
+    let mut facts = Vec::new();
+    if let (Some(us), Some(share)) = (
+        cell_number(rec, "time_us"),
+        cell_number(rec, "share_pct_e2e"),
+    ) {
+        facts.push(format!(
+            "GPU time {:.3} ms ({share:.1}% of the GPU span)",
+            us / 1e3
+        ));
+    }
+    let shape = cell(rec, "shape");
+    if !shape.is_empty() {
+        facts.push(format!("input dims {shape}"));
+    }
+    let ex_uid = cell(rec, "ex_uid");
+    if !ex_uid.is_empty() {
+        facts.push(format!("example uid {ex_uid}"));
+    }
+    if !facts.is_empty() {
+        writeln!(out, "*{}*", facts.join("; "))?;
+    }
+    if links {
+        writeln!(
+            out,
+            "→ See [Detailed analysis: {category}](#{})",
+            anchor(&category)
+        )?;
+    }
+    writeln!(out)
+}
+
+/// The recommendations (findings merged per subject) grouped by priority;
+/// `links` adds the detailed-section links.
 fn recommendations(out: &mut dyn Write, analysis: &Analysis, links: bool) -> io::Result<()> {
-    let findings = findings_rows(&analysis.findings);
-    if findings.is_empty() {
+    let recs = table_json(&analysis.recommendations).map_err(io::Error::other)?;
+    if recs.is_empty() {
         writeln!(out, "No rule found anything to report.\n")?;
         return Ok(());
     }
     let mut number = 0;
     for (priority, heading) in PRIORITIES {
-        let group: Vec<&Finding> = findings
+        let group: Vec<&Value> = recs
             .iter()
-            .filter(|f| f.get("priority") == priority)
+            .filter(|r| cell(r, "priority") == priority)
             .collect();
         if group.is_empty() {
             continue;
         }
         writeln!(out, "### {heading}\n")?;
-        for f in group {
+        for rec in group {
             number += 1;
-            writeln!(
-                out,
-                "#### {number}. {}: {}\n",
-                f.get("category"),
-                f.get("subject")
-            )?;
-            writeln!(out, "**Issue**: {}  ", f.get("message"))?;
-            writeln!(out, "**Action**:")?;
-            writeln!(out, "- Path A (model code): {}", f.get("action_a"))?;
-            writeln!(out, "- Path B (kernels): {}\n", f.get("action_b"))?;
-            writeln!(out, "**Impact**: {}  ", f.impact())?;
-            let evidence = f.get("evidence_uids");
-            writeln!(
-                out,
-                "*Rule {} v{}; {} = {} (threshold {}); evidence uids: {}*",
-                f.get("rule"),
-                f.get("rule_version"),
-                f.get("metric"),
-                short_number(f.get("value")),
-                or_none(&short_number(f.get("threshold"))),
-                or_none(evidence)
-            )?;
-            if links {
-                writeln!(
-                    out,
-                    "→ See [Detailed analysis: {c}](#{a})",
-                    c = f.get("category"),
-                    a = anchor(f.get("category"))
-                )?;
-            }
-            writeln!(out)?;
+            recommendation(out, number, rec, links)?;
         }
     }
     Ok(())
@@ -465,6 +554,7 @@ fn detailed_analysis(out: &mut dyn Write, analysis: &Analysis) -> io::Result<()>
 
 fn appendix(out: &mut dyn Write, analysis: &Analysis) -> io::Result<()> {
     writeln!(out, "## Appendix\n")?;
+    priority_rule(out, &analysis.priority_rule)?;
     writeln!(out, "### Platform peaks\n")?;
     if analysis.peaks.rows() == 0 {
         writeln!(
@@ -496,6 +586,8 @@ fn appendix(out: &mut dyn Write, analysis: &Analysis) -> io::Result<()> {
     writeln!(out, "### Queries\n")?;
     let sections = [
         &analysis.findings,
+        &analysis.recommendations,
+        &analysis.priority_rule,
         &analysis.summary,
         &analysis.top_ops,
         &analysis.categories,
@@ -507,6 +599,30 @@ fn appendix(out: &mut dyn Write, analysis: &Analysis) -> io::Result<()> {
         .map(|t| vec![t.query_name.clone(), t.query_version.to_string()])
         .collect();
     md_table(out, &["Query", "Version"].map(String::from), &rows)
+}
+
+/// The priority rule as applied: the conditions of view `priority_rule`, whose
+/// numbers view `findings` reads (so the text cannot drift from the ranking).
+fn priority_rule(out: &mut dyn Write, rule: &Table) -> io::Result<()> {
+    writeln!(out, "### Priority rule\n")?;
+    writeln!(
+        out,
+        "Priority follows end-to-end impact. A finding's share is its subject's GPU time \
+         over the GPU span; its saving is the time saved at 80% of peak (or the removable \
+         time), capped at the subject's time and, per category, at the category's GPU time, \
+         over the GPU span. A finding gets the first priority one of whose conditions \
+         holds; a recommendation (the findings about one subject) the highest of its \
+         findings'.\n"
+    )?;
+    let (Some(p), Some(r)) = (rule.column("priority"), rule.column("rule")) else {
+        return writeln!(out, "(priority_rule returned no priority/rule columns)\n");
+    };
+    let rows: Vec<Vec<String>> = rule
+        .cells()
+        .into_iter()
+        .map(|row| vec![row[p].clone(), row[r].clone()])
+        .collect();
+    md_table(out, &["Priority", "Condition"].map(String::from), &rows)
 }
 
 /// The terminal output without `--out`: the summary table and the

@@ -410,11 +410,13 @@ fn the_analysis_names_the_phase_of_exposed_communication_and_credits_hidden_comm
     assert!(run.success(), "{}", run.stderr);
     let text = std::fs::read_to_string(out.path().join("findings.json")).expect("findings");
     let findings: serde_json::Value = serde_json::from_str(&text).expect("json");
+    // findings.json holds recommendations; each rule's row is one of their reasons.
     let find = |rule: &str| {
         findings
             .as_array()
             .expect("list")
             .iter()
+            .flat_map(|rec| rec["reasons"].as_array().into_iter().flatten())
             .find(|f| f["rule"] == rule)
             .unwrap_or_else(|| panic!("no {rule} finding: {text}"))
             .clone()

@@ -155,11 +155,12 @@ fn the_analyzer_turns_each_warning_into_a_finding() {
     tracesql_ok(&["analyze", &trace, "--out", &out.to_string_lossy()]);
     let findings = std::fs::read_to_string(out.join("findings.json")).expect("findings.json");
     let findings: serde_json::Value = serde_json::from_str(&findings).expect("JSON");
+    // findings.json holds recommendations (one per subject) with the rules behind them.
     let mut subjects: Vec<String> = findings
         .as_array()
-        .expect("a list of findings")
+        .expect("a list of recommendations")
         .iter()
-        .filter(|f| f["rule"] == "trace_health_warnings")
+        .filter(|f| f["rules"] == serde_json::json!(["trace_health_warnings"]))
         .map(|f| f["subject"].as_str().unwrap_or_default().to_string())
         .collect();
     subjects.sort();
