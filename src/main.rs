@@ -143,6 +143,11 @@ enum Command {
         /// The reference's platform (default: detected from its trace).
         #[arg(long, value_name = "NAME", requires = "reference")]
         reference_platform: Option<String>,
+        /// Also write DIR/replay_packages/: a replay package for each
+        /// recommendation about an op group with a Path B (kernel) action,
+        /// linked from it in the report (see `tracesql replay`).
+        #[arg(long, requires = "out", conflicts_with = "reference")]
+        replay: bool,
     },
     /// Replay packages: a traced op's call rebuilt from its recorded shapes,
     /// strides, dtypes and scalars (the replay IR), with a standalone script that
@@ -439,6 +444,7 @@ fn run(cli: Cli) -> Result<(), Error> {
             out,
             reference: Some(reference),
             reference_platform,
+            ..
         } => comparative(
             &traces,
             &reference,
@@ -446,7 +452,12 @@ fn run(cli: Cli) -> Result<(), Error> {
             &catalog,
             out.as_deref(),
         ),
-        Command::Analyze { traces, out, .. } => analyze(&traces, &catalog, out.as_deref()),
+        Command::Analyze {
+            traces,
+            out,
+            replay,
+            ..
+        } => analyze(&traces, &catalog, out.as_deref(), replay),
         Command::Collectives {
             traces,
             world_size,
@@ -525,7 +536,7 @@ fn run(cli: Cli) -> Result<(), Error> {
                 _ if all => tracesql::reproduce::Selection::All,
                 _ => return Err(Error::Usage("give --uid, --op, --findings or --all".into())),
             };
-            let filter = tracesql::reproduce::FindingFilter {
+            let filter = tracesql::reproduce::FindingFilter::Thresholds {
                 min_share_pct: min_share,
                 max_efficiency_pct: max_efficiency,
             };
@@ -933,26 +944,65 @@ fn analyze(
     traces: &[String],
     catalog: &Catalog,
     out_dir: Option<&std::path::Path>,
+    replay: bool,
 ) -> Result<(), Error> {
     let rt = runtime()?;
     let loaded = load_traces(traces)?;
     let several = loaded.len() > 1;
-    // Every trace is analyzed before any file is written: a failure leaves none.
-    let mut analyses = Vec::new();
-    for trace in loaded {
-        let engine = engine_with(vec![trace], catalog)?;
-        analyses.push(rt.block_on(tracesql::analyze::analyze(&engine))?);
-    }
-    for analysis in &analyses {
-        let name = &analysis.trace;
-        let dir = out_dir.map(|dir| {
+    // The file each trace came from, for the replay packages' provenance
+    // (when every argument is one trace file).
+    let resolved = tracesql::collectives::resolve_inputs(traces)?;
+    let sources: Vec<String> = if resolved.len() == loaded.len() {
+        resolved
+    } else {
+        loaded.iter().map(|t| t.name.clone()).collect()
+    };
+    let dir_of = |name: &str| {
+        out_dir.map(|dir| {
             if several {
                 dir.join(name)
             } else {
                 dir.to_path_buf()
             }
-        });
-        emit_analysis(name, analysis, dir.as_deref())?;
+        })
+    };
+    // Every trace is analyzed (and its packages built) before any file is
+    // written: a failure leaves none.
+    let mut analyses = Vec::new();
+    for (trace, source) in loaded.into_iter().zip(sources) {
+        let engine = engine_with(vec![trace], catalog)?;
+        let mut analysis = rt.block_on(tracesql::analyze::analyze(&engine))?;
+        let packages = match dir_of(&analysis.trace) {
+            Some(dir) if replay => {
+                let findings = tracesql::analyze::render::table_json(&analysis.recommendations)?;
+                let prepared = rt.block_on(tracesql::reproduce::prepare_packages(
+                    &engine,
+                    &tracesql::reproduce::Source { path: source },
+                    &tracesql::reproduce::Selection::Findings(findings),
+                    tracesql::reproduce::FindingFilter::PathB,
+                    &tracesql::reproduce::RunDefaults::default(),
+                    tracesql::reproduce::Layout::beside_analysis(&dir),
+                ))?;
+                analysis.replay_packages = prepared.links.clone();
+                Some(prepared)
+            }
+            _ => None,
+        };
+        analyses.push((analysis, packages));
+    }
+    for (analysis, packages) in analyses {
+        let name = &analysis.trace;
+        emit_analysis(name, &analysis, dir_of(name).as_deref())?;
+        if let Some(prepared) = packages {
+            let count = prepared
+                .packaged
+                .iter()
+                .filter(|p| p.package.is_some())
+                .count();
+            let top = prepared.layout.top.clone();
+            prepared.commit()?;
+            eprintln!("{name}: {count} replay packages in {}", top.display());
+        }
     }
     Ok(())
 }
@@ -998,7 +1048,7 @@ fn replay(
     Ok(())
 }
 
-fn print_packaged(written: &tracesql::reproduce::Written) {
+fn print_packaged(written: &tracesql::reproduce::Prepared) {
     let mut table = comfy_table::Table::new();
     table.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
     table.set_header([
@@ -1035,7 +1085,7 @@ fn print_packaged(written: &tracesql::reproduce::Written) {
     eprintln!(
         "{} signatures, {ok} packaged; wrote {}/replay_ir.json, replay.py, README.md and replay_packages/",
         written.packaged.len(),
-        written.dir.display()
+        written.layout.top.display()
     );
 }
 
@@ -1050,8 +1100,9 @@ fn emit_analysis(
         Some(dir) => {
             tracesql::analyze::render::write_dir(dir, analysis)?;
             eprintln!(
-                "{label}: {} findings from {} rules; wrote {} to {}",
+                "{label}: {} findings ({} recommendations) from {} rules; wrote {} to {}",
                 analysis.findings.rows(),
+                analysis.recommendations.rows(),
                 analysis.rules.len(),
                 tracesql::analyze::render::OUT_FILES.join(", "),
                 dir.display()

@@ -11,7 +11,6 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use datafusion::arrow::json::writer::{JsonArray, WriterBuilder};
 use datafusion::arrow::record_batch::RecordBatch;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -37,21 +36,55 @@ pub enum Selection {
     All,
 }
 
-/// The thresholds of the findings selection: the analysis workflow's Path B
-/// ("more than 10% of the time, below 30% of peak").
+/// Which recommendations of an analysis get a package.
 #[derive(Debug, Clone, Copy)]
-pub struct FindingFilter {
-    /// Least share of the kernel time of all launching ops, %.
-    pub min_share_pct: f64,
-    /// Highest roofline efficiency, %; findings without one are left out.
-    pub max_efficiency_pct: f64,
+pub enum FindingFilter {
+    /// The analysis workflow's Path B criteria (`replay --findings`):
+    /// more than `min_share_pct` of the kernel time of all launching ops and
+    /// below `max_efficiency_pct` of peak (recommendations without an
+    /// efficiency are left out).
+    Thresholds {
+        min_share_pct: f64,
+        max_efficiency_pct: f64,
+    },
+    /// Every recommendation about an op group that has a Path B (kernel)
+    /// action (`analyze --replay`).
+    PathB,
 }
 
 impl Default for FindingFilter {
     fn default() -> Self {
-        FindingFilter {
+        FindingFilter::Thresholds {
             min_share_pct: 10.0,
             max_efficiency_pct: 30.0,
+        }
+    }
+}
+
+impl FindingFilter {
+    fn keeps(&self, f: &Value, total_us: f64) -> bool {
+        match *self {
+            FindingFilter::Thresholds {
+                min_share_pct,
+                max_efficiency_pct,
+            } => {
+                let time = f["time_us"].as_f64().unwrap_or(0.0);
+                let share = if total_us > 0.0 {
+                    100.0 * time / total_us
+                } else {
+                    0.0
+                };
+                let slow = f["efficiency_pct"]
+                    .as_f64()
+                    .is_some_and(|e| e < max_efficiency_pct);
+                share > min_share_pct && slow
+            }
+            FindingFilter::PathB => {
+                let has_action = |r: &Value| r["action_b"].as_str().is_some_and(|a| !a.is_empty());
+                let reasons = f["reasons"].as_array();
+                let path_b = reasons.map_or(has_action(f), |rs| rs.iter().any(has_action));
+                path_b && !f["op_name"].is_null()
+            }
         }
     }
 }
@@ -90,55 +123,67 @@ pub struct Packaged {
 async fn rows(engine: &Engine, sql: &str) -> Result<Vec<Value>, Error> {
     let results = engine.run_sql(sql).await.map_err(Error::query)?;
     let batches: Vec<RecordBatch> = results.into_iter().flatten().collect();
-    let mut buffer = Vec::new();
-    {
-        let mut writer = WriterBuilder::new()
-            .with_explicit_nulls(true)
-            .build::<_, JsonArray>(&mut buffer);
-        let refs: Vec<&RecordBatch> = batches.iter().collect();
-        writer
-            .write_batches(&refs)
-            .and_then(|()| writer.finish())
-            .map_err(|e| Error::Output(format!("replay selection as JSON: {e}")))?;
-    }
-    if buffer.is_empty() {
-        return Ok(Vec::new());
-    }
-    match serde_json::from_slice(&buffer) {
-        Ok(Value::Array(rows)) => Ok(rows),
-        _ => Ok(Vec::new()),
-    }
+    crate::output::json_rows(&batches)
+        .map_err(|e| Error::Output(format!("replay selection as JSON: {e}")))
 }
 
 fn quoted(text: &str) -> String {
     format!("'{}'", text.replace('\'', "''"))
 }
 
-const SIGNATURE_COLUMNS: &str = "r.trace, r.ex_uid, r.name, r.count, r.status, r.reason, \
-     r.traced_kernel_us_total, r.traced_kernel_us_median, r.traced_kernel_us_min, \
-     r.traced_kernel_us_max, r.input_types_json, r.input_dims_json, r.input_strides_json, \
-     r.concrete_inputs_json";
+/// The four argument lists that, with the name, make a signature.
+const ARG_LISTS: [&str; 4] = [
+    "input_types_json",
+    "input_dims_json",
+    "input_strides_json",
+    "concrete_inputs_json",
+];
 
-/// The replay_ir rows of the signature of each of `uids`' calls.
+/// One row per signature of the ops with GPU work below them that `filter`
+/// (over `ops o`) keeps: the signature, its first uid, its calls and their
+/// GPU time. An op that launched kernels itself is timed by those
+/// (`direct_kernel_time`); one whose kernels a child launched (SDPA above
+/// flash attention) by its subtree's.
+fn signatures_sql(filter: &str) -> String {
+    let lists: Vec<String> = ARG_LISTS
+        .iter()
+        .map(|c| format!("CAST(o.{c} AS VARCHAR) AS {c}"))
+        .collect();
+    format!(
+        "WITH calls AS (
+           SELECT o.uid, o.name, {lists},
+                  CASE WHEN o.direct_kernel_count > 0 THEN o.direct_kernel_time
+                       ELSE o.subtree_kernel_time END AS t
+           FROM ops o WHERE o.subtree_kernel_count > 0 AND ({filter}))
+         SELECT name, {cols}, min(uid) AS ex_uid, count(*) AS count,
+                sum(t) AS traced_kernel_us_total, median(t) AS traced_kernel_us_median,
+                min(t) AS traced_kernel_us_min, max(t) AS traced_kernel_us_max
+         FROM calls GROUP BY name, {cols}
+         ORDER BY traced_kernel_us_total DESC, ex_uid",
+        lists = lists.join(", "),
+        cols = ARG_LISTS.join(", ")
+    )
+}
+
+/// The signatures of each of `uids`' calls.
 async fn signatures_of_uids(engine: &Engine, uids: &[i64]) -> Result<Vec<Value>, Error> {
     if uids.is_empty() {
         return Ok(Vec::new());
     }
     let list: Vec<String> = uids.iter().map(i64::to_string).collect();
-    let sql = format!(
-        "SELECT DISTINCT {SIGNATURE_COLUMNS} FROM replay_ir r JOIN ops o \
-           ON o.name = r.name \
-          AND (CAST(o.input_types_json AS VARCHAR) IS NOT DISTINCT FROM CAST(r.input_types_json AS VARCHAR)) \
-          AND (CAST(o.input_dims_json AS VARCHAR) IS NOT DISTINCT FROM CAST(r.input_dims_json AS VARCHAR)) \
-          AND (CAST(o.input_strides_json AS VARCHAR) IS NOT DISTINCT FROM CAST(r.input_strides_json AS VARCHAR)) \
-          AND (CAST(o.concrete_inputs_json AS VARCHAR) IS NOT DISTINCT FROM CAST(r.concrete_inputs_json AS VARCHAR)) \
-         WHERE o.uid IN ({}) ORDER BY r.traced_kernel_us_total DESC, r.ex_uid",
-        list.join(", ")
+    let same: Vec<String> = ARG_LISTS
+        .iter()
+        .map(|c| format!("(CAST(p.{c} AS VARCHAR) IS NOT DISTINCT FROM CAST(o.{c} AS VARCHAR))"))
+        .collect();
+    let filter = format!(
+        "EXISTS (SELECT 1 FROM ops p WHERE p.uid IN ({}) AND p.name = o.name AND {})",
+        list.join(", "),
+        same.join(" AND ")
     );
-    rows(engine, &sql).await
+    rows(engine, &signatures_sql(&filter)).await
 }
 
-/// The replay_ir rows `selection` names.
+/// The signatures `selection` names.
 async fn select(
     engine: &Engine,
     selection: &Selection,
@@ -172,12 +217,11 @@ async fn select(
             name,
             shape_of: None,
         } => {
-            let sql = format!(
-                "SELECT {SIGNATURE_COLUMNS} FROM replay_ir r WHERE r.name = {} \
-                 ORDER BY r.traced_kernel_us_total DESC, r.ex_uid",
-                quoted(name)
-            );
-            let found = rows(engine, &sql).await?;
+            let found = rows(
+                engine,
+                &signatures_sql(&format!("o.name = {}", quoted(name))),
+            )
+            .await?;
             if found.is_empty() {
                 return Err(Error::Usage(format!(
                     "--op {name}: no call of that op launched GPU work in the trace (names are exact: see `SELECT DISTINCT name FROM replay_ir`)"
@@ -185,12 +229,8 @@ async fn select(
             }
             Ok(found)
         }
-        Selection::All => {
-            let sql = format!(
-                "SELECT {SIGNATURE_COLUMNS} FROM replay_ir r ORDER BY r.traced_kernel_us_total DESC, r.ex_uid"
-            );
-            rows(engine, &sql).await
-        }
+        // Ops that launched kernels themselves: their parents' time is theirs.
+        Selection::All => rows(engine, &signatures_sql("o.direct_kernel_count > 0")).await,
         Selection::Findings(findings) => {
             let total: f64 = rows(
                 engine,
@@ -200,8 +240,14 @@ async fn select(
             .first()
             .and_then(|r| r["t"].as_f64())
             .unwrap_or(0.0);
-            let uids = finding_uids(findings, total, filter);
-            signatures_of_uids(engine, &uids).await
+            let mut found = Vec::new();
+            for uid in finding_uids(findings, total, filter) {
+                for mut row in signatures_of_uids(engine, &[uid]).await? {
+                    row["requested_uid"] = Value::from(uid);
+                    found.push(row);
+                }
+            }
+            Ok(found)
         }
     }
 }
@@ -214,36 +260,29 @@ async fn no_op_at(engine: &Engine, uid: i64) -> Result<String, Error> {
     )
     .await?;
     Ok(match found.first() {
-        None => format!("--uid {uid}: no cpu_op has that uid (see ops.uid, or ex_UID in the perf reports)"),
+        None => format!(
+            "--uid {uid}: no cpu_op has that uid (see ops.uid, or ex_UID in the perf reports)"
+        ),
         Some(row) => format!(
-            "--uid {uid}: {} launched no GPU work itself, so there is nothing to time (replay the op below it that launches the kernels)",
+            "--uid {uid}: no GPU work ran below {}, so there is nothing to time",
             row["name"].as_str().unwrap_or("the op")
         ),
     })
 }
 
-/// The first evidence uid of every finding about an op group that passes
-/// `filter`, largest time first (the findings' own order).
+/// The example uid of every recommendation (findings.json) about an op group
+/// that passes `filter`, in the recommendations' order. Rows of the older
+/// one-row-per-rule layout name their first evidence uid instead.
 fn finding_uids(findings: &[Value], total_us: f64, filter: FindingFilter) -> Vec<i64> {
     let mut uids = Vec::new();
-    for f in findings {
-        let time = f["time_us"].as_f64().unwrap_or(0.0);
-        let share = if total_us > 0.0 {
-            100.0 * time / total_us
-        } else {
-            0.0
+    for f in findings.iter().filter(|f| filter.keeps(f, total_us)) {
+        let first_evidence = || {
+            f["evidence_uids"]
+                .as_array()
+                .and_then(|u| u.first())
+                .and_then(Value::as_i64)
         };
-        let efficient = f["efficiency_pct"]
-            .as_f64()
-            .is_none_or(|e| e >= filter.max_efficiency_pct);
-        if share <= filter.min_share_pct || efficient {
-            continue;
-        }
-        if let Some(uid) = f["evidence_uids"]
-            .as_array()
-            .and_then(|u| u.first())
-            .and_then(Value::as_i64)
-        {
+        if let Some(uid) = f["ex_uid"].as_i64().or_else(first_evidence) {
             if !uids.contains(&uid) {
                 uids.push(uid);
             }
@@ -252,21 +291,23 @@ fn finding_uids(findings: &[Value], total_us: f64, filter: FindingFilter) -> Vec
     uids
 }
 
-/// The kernel names each of the signature's calls launched (for the replay's
-/// `--profile` check).
+/// The names of the GPU kernels below the signature's calls (for the
+/// replay's `--profile` check).
 async fn kernel_names(engine: &Engine, row: &Value) -> Result<Vec<String>, Error> {
-    let eq = |col: &str| match row[col].as_str() {
-        Some(text) => format!("o.{col} = {}", quoted(text)),
-        None => format!("o.{col} IS NULL"),
-    };
+    let same: Vec<String> = ARG_LISTS
+        .iter()
+        .map(|c| match row[*c].as_str() {
+            Some(text) => format!("CAST(o.{c} AS VARCHAR) = {}", quoted(text)),
+            None => format!("o.{c} IS NULL"),
+        })
+        .collect();
     let sql = format!(
-        "SELECT DISTINCT k.name FROM kernels k JOIN ops o ON k.op_uid = o.uid \
-         WHERE o.name = {} AND {} AND {} AND {} AND {} ORDER BY k.name",
+        "SELECT DISTINCT k.name FROM kernel_ancestors a \
+         JOIN kernels k ON k.uid = a.kernel_uid \
+         JOIN ops o ON o.uid = a.ancestor_uid \
+         WHERE o.name = {} AND {} ORDER BY k.name",
         quoted(row["name"].as_str().unwrap_or_default()),
-        eq("input_types_json"),
-        eq("input_dims_json"),
-        eq("input_strides_json"),
-        eq("concrete_inputs_json")
+        same.join(" AND ")
     );
     Ok(rows(engine, &sql)
         .await?
@@ -373,16 +414,54 @@ fn sha256_of_file(path: &str) -> String {
     crate::load::sha256_file(Path::new(path)).unwrap_or_else(|_| "unknown".into())
 }
 
-/// Everything a replay run writes, staged before any file is renamed in.
-pub struct Written {
-    pub packaged: Vec<Packaged>,
-    pub dir: PathBuf,
+/// Where the files go: the IR, runner and README in `top`, the zips in
+/// `packages` (`replay`: DIR and DIR/replay_packages; `analyze --replay`:
+/// both DIR/replay_packages).
+#[derive(Debug, Clone)]
+pub struct Layout {
+    pub top: PathBuf,
+    pub packages: PathBuf,
 }
 
-/// Packages `selection`'s ops into `out` (created if needed):
-/// `replay_ir.json`, `replay.py` and `README.md` for all of them,
-/// `replay_packages/<id>.zip` per signature and `<op>_replay_package.zip` per
-/// op name; with `compat`, also TraceLens's `event_replay_ir.json`.
+impl Layout {
+    /// `tracesql replay --out DIR`.
+    pub fn replay(out: &Path) -> Layout {
+        Layout {
+            top: out.to_path_buf(),
+            packages: out.join("replay_packages"),
+        }
+    }
+
+    /// Beside an analysis in `dir`.
+    pub fn beside_analysis(dir: &Path) -> Layout {
+        let packages = dir.join("replay_packages");
+        Layout {
+            top: packages.clone(),
+            packages,
+        }
+    }
+}
+
+/// A replay run's files, built and not yet written: [`Prepared::commit`]
+/// writes them all or none.
+pub struct Prepared {
+    pub packaged: Vec<Packaged>,
+    /// For a findings selection: each recommendation's example uid → its
+    /// signature's package, relative to the layout's parent of `packages`.
+    pub links: BTreeMap<i64, String>,
+    pub layout: Layout,
+    files: Vec<(PathBuf, Vec<u8>)>,
+}
+
+impl Prepared {
+    /// Writes every file (directories created), atomically per file and
+    /// renamed in only once all are written.
+    pub fn commit(self) -> Result<(), Error> {
+        commit(&self.layout, self.files)
+    }
+}
+
+/// [`prepare_packages`] and commit: `tracesql replay`.
 pub async fn write_packages(
     engine: &Engine,
     source: &Source,
@@ -390,7 +469,33 @@ pub async fn write_packages(
     filter: FindingFilter,
     defaults: &RunDefaults,
     out: &Path,
-) -> Result<Written, Error> {
+) -> Result<Prepared, Error> {
+    let prepared = prepare_packages(
+        engine,
+        source,
+        selection,
+        filter,
+        defaults,
+        Layout::replay(out),
+    )
+    .await?;
+    let files = prepared.files.clone();
+    commit(&prepared.layout, files)?;
+    Ok(prepared)
+}
+
+/// Packages `selection`'s ops: `replay_ir.json`, `replay.py` and `README.md`
+/// for all of them, `<id>.zip` per signature and `<op>_replay_package.zip`
+/// per op name; with `--tracelens-compat`, also TraceLens's
+/// `event_replay_ir.json`.
+pub async fn prepare_packages(
+    engine: &Engine,
+    source: &Source,
+    selection: &Selection,
+    filter: FindingFilter,
+    defaults: &RunDefaults,
+    layout: Layout,
+) -> Result<Prepared, Error> {
     let selected = select(engine, selection, filter).await?;
     let header = Header {
         trace: Path::new(&source.path)
@@ -402,13 +507,22 @@ pub async fn write_packages(
         schema_catalog: replay::catalog::shipped().version.clone(),
         run_defaults: run_defaults(defaults),
     };
-    let mut entries = Vec::new();
-    let mut packaged = Vec::new();
+    let mut entries: Vec<(Entry, bool)> = Vec::new();
+    let mut packaged: Vec<Packaged> = Vec::new();
+    let mut links = BTreeMap::new();
     let mut compat_irs = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
     for row in &selected {
+        let id = signature_id(row);
+        if let Some(uid) = row["requested_uid"].as_i64() {
+            links.insert(uid, format!("replay_packages/{id}.zip"));
+        }
+        // A signature two recommendations share is packaged once.
+        if !seen.insert(id.clone()) {
+            continue;
+        }
         let (entry, outcome) = entry_of(engine, row).await?;
         let ok = outcome.status == replay::Status::Ok;
-        let id = signature_id(row);
         packaged.push(Packaged {
             id: id.clone(),
             op_name: entry.op_name.clone(),
@@ -426,39 +540,42 @@ pub async fn write_packages(
             traced_median_us: entry.traced_median_us,
         });
         if engine.tracelens_compat() {
-            let compat = replay::build(&event_of(row), Mode::Compat);
-            if let Some(ir) = compat.ir {
+            if let Some(ir) = replay::build(&event_of(row), Mode::Compat).ir {
                 compat_irs.push(ir);
             }
         }
         entries.push((entry, ok));
     }
-    let mut files: Vec<(PathBuf, Vec<u8>)> = Vec::new();
+    links.retain(|_, path| {
+        packaged
+            .iter()
+            .any(|p| p.package.as_deref() == Some(path.as_str()))
+    });
+    let top = &layout.top;
     let all: Vec<Entry> = entries.iter().map(|(e, _)| e.clone()).collect();
     let document = package::ir_document(&header, &all);
-    files.push((
-        out.join(package::IR_FILE),
-        (to_string(&document, Style::STRICT) + "\n").into_bytes(),
-    ));
-    files.push((out.join("replay.py"), package::RUNNER.as_bytes().to_vec()));
-    files.push((
-        out.join("README.md"),
-        package::readme("replay", &header, &all).into_bytes(),
-    ));
+    let mut files: Vec<(PathBuf, Vec<u8>)> = vec![
+        (
+            top.join(package::IR_FILE),
+            (to_string(&document, Style::STRICT) + "\n").into_bytes(),
+        ),
+        (top.join("replay.py"), package::RUNNER.as_bytes().to_vec()),
+        (
+            top.join("README.md"),
+            package::readme("replay", &header, &all).into_bytes(),
+        ),
+    ];
     if engine.tracelens_compat() {
         let text = to_string(&Json::List(compat_irs), Style::PYTHON_INDENT4);
-        files.push((out.join("event_replay_ir.json"), text.into_bytes()));
+        files.push((top.join("event_replay_ir.json"), text.into_bytes()));
     }
-    let packages = out.join("replay_packages");
     let mut by_op: BTreeMap<String, Vec<Entry>> = BTreeMap::new();
     for ((entry, ok), p) in entries.iter().zip(&packaged) {
         if !ok {
             continue;
         }
-        files.push((
-            packages.join(format!("{}.zip", p.id)),
-            zip_of(&p.id, &header, std::slice::from_ref(entry))?,
-        ));
+        let zip = zip_of(&p.id, &header, std::slice::from_ref(entry))?;
+        files.push((layout.packages.join(format!("{}.zip", p.id)), zip));
         by_op
             .entry(entry.op_name.clone())
             .or_default()
@@ -467,14 +584,15 @@ pub async fn write_packages(
     for (op, op_entries) in &by_op {
         let name = format!("{}_replay_package", replay::safe_name(op));
         files.push((
-            packages.join(format!("{name}.zip")),
+            layout.packages.join(format!("{name}.zip")),
             zip_of(&name, &header, op_entries)?,
         ));
     }
-    commit(out, files)?;
-    Ok(Written {
+    Ok(Prepared {
         packaged,
-        dir: out.to_path_buf(),
+        links,
+        layout,
+        files,
     })
 }
 
@@ -494,11 +612,12 @@ fn zip_of(name: &str, header: &Header, entries: &[Entry]) -> Result<Vec<u8>, Err
     package::zip(name, &files).map_err(|e| Error::Output(format!("{name}.zip: {e}")))
 }
 
-fn commit(out: &Path, files: Vec<(PathBuf, Vec<u8>)>) -> Result<(), Error> {
-    let dir_err = |dir: &Path, e: std::io::Error| {
-        Error::Output(format!("{}: cannot create directory: {e}", dir.display()))
-    };
-    std::fs::create_dir_all(out.join("replay_packages")).map_err(|e| dir_err(out, e))?;
+fn commit(layout: &Layout, files: Vec<(PathBuf, Vec<u8>)>) -> Result<(), Error> {
+    for dir in [&layout.top, &layout.packages] {
+        std::fs::create_dir_all(dir).map_err(|e| {
+            Error::Output(format!("{}: cannot create directory: {e}", dir.display()))
+        })?;
+    }
     let mut staged = atomic::Staged::new();
     for (path, bytes) in files {
         staged
@@ -507,5 +626,5 @@ fn commit(out: &Path, files: Vec<(PathBuf, Vec<u8>)>) -> Result<(), Error> {
     }
     staged
         .commit()
-        .map_err(|e| Error::Output(format!("{}: {e}", out.display())))
+        .map_err(|e| Error::Output(format!("{}: {e}", layout.top.display())))
 }

@@ -54,6 +54,9 @@ pub struct Analysis {
     /// The trace_health_summary line ("reports cover 98.7% of GPU time; 2
     /// warnings: see trace_health"); None without that view.
     pub health: Option<String>,
+    /// Replay packages of the recommendations (`analyze --replay`): a
+    /// recommendation's `ex_uid` → its package, relative to the report.
+    pub replay_packages: std::collections::BTreeMap<i64, String>,
 }
 
 /// Runs the rules and the report's queries over the engine's (one) trace.
@@ -115,6 +118,7 @@ pub async fn analyze_scope(engine: &Engine, scope: runner::Scope) -> Result<Anal
         categories: next(),
         category_ops: next(),
         peaks: next(),
+        replay_packages: Default::default(),
         health,
     })
 }

@@ -7,8 +7,6 @@
 use std::io::{self, Write};
 use std::path::Path;
 
-use datafusion::arrow::json::writer::{JsonArray, WriterBuilder};
-use datafusion::arrow::record_batch::RecordBatch;
 use serde_json::{Map, Value};
 
 use super::{Analysis, Table};
@@ -66,25 +64,8 @@ pub fn write_dir(dir: &Path, analysis: &Analysis) -> Result<(), Error> {
 
 /// A table's rows as JSON objects (NULL as null).
 pub fn table_json(table: &Table) -> Result<Vec<Value>, Error> {
-    let mut buffer = Vec::new();
-    {
-        let mut writer = WriterBuilder::new()
-            .with_explicit_nulls(true)
-            .build::<_, JsonArray>(&mut buffer);
-        let refs: Vec<&RecordBatch> = table.batches.iter().collect();
-        writer
-            .write_batches(&refs)
-            .and_then(|()| writer.finish())
-            .map_err(|e| Error::Output(format!("{}: as JSON: {e}", table.query_name)))?;
-    }
-    if buffer.is_empty() {
-        return Ok(Vec::new());
-    }
-    match serde_json::from_slice(&buffer) {
-        Ok(Value::Array(rows)) => Ok(rows),
-        Ok(_) => Ok(Vec::new()),
-        Err(e) => Err(Error::Output(format!("{}: as JSON: {e}", table.query_name))),
-    }
+    crate::output::json_rows(&table.batches)
+        .map_err(|e| Error::Output(format!("{}: as JSON: {e}", table.query_name)))
 }
 
 /// `findings.json`: the recommendations (findings merged per subject), each
@@ -358,7 +339,13 @@ fn distinct_actions(reasons: &[Value], key: &str) -> Vec<String> {
 }
 
 /// One recommendation: its reasons (one per rule), actions, impact and facts.
-fn recommendation(out: &mut dyn Write, number: usize, rec: &Value, links: bool) -> io::Result<()> {
+fn recommendation(
+    out: &mut dyn Write,
+    number: usize,
+    rec: &Value,
+    links: bool,
+    packages: &std::collections::BTreeMap<i64, String>,
+) -> io::Result<()> {
     let category = cell(rec, "category");
     writeln!(out, "#### {number}. {category}: {}\n", title(rec))?;
     let reasons = rec
@@ -414,6 +401,12 @@ fn recommendation(out: &mut dyn Write, number: usize, rec: &Value, links: bool) 
     if !facts.is_empty() {
         writeln!(out, "*{}*", facts.join("; "))?;
     }
+    if let Some(package) = rec["ex_uid"].as_i64().and_then(|uid| packages.get(&uid)) {
+        writeln!(
+            out,
+            "\n**Replay package** (for the kernel team): [{package}]({package})  "
+        )?;
+    }
     if links {
         writeln!(
             out,
@@ -444,7 +437,7 @@ fn recommendations(out: &mut dyn Write, analysis: &Analysis, links: bool) -> io:
         writeln!(out, "### {heading}\n")?;
         for rec in group {
             number += 1;
-            recommendation(out, number, rec, links)?;
+            recommendation(out, number, rec, links, &analysis.replay_packages)?;
         }
     }
     Ok(())
@@ -565,6 +558,7 @@ fn appendix(out: &mut dyn Write, analysis: &Analysis) -> io::Result<()> {
     } else {
         md_table(out, &analysis.peaks.header, &analysis.peaks.cells())?;
     }
+    replay_artifacts(out, &analysis.replay_packages)?;
     writeln!(out, "### Rules run\n")?;
     let rows: Vec<Vec<String>> = analysis
         .rules
@@ -599,6 +593,28 @@ fn appendix(out: &mut dyn Write, analysis: &Analysis) -> io::Result<()> {
         .map(|t| vec![t.query_name.clone(), t.query_version.to_string()])
         .collect();
     md_table(out, &["Query", "Version"].map(String::from), &rows)
+}
+
+/// The replay packages written beside the report (`analyze --replay`).
+fn replay_artifacts(
+    out: &mut dyn Write,
+    packages: &std::collections::BTreeMap<i64, String>,
+) -> io::Result<()> {
+    if packages.is_empty() {
+        return Ok(());
+    }
+    writeln!(out, "### Replay artifacts\n")?;
+    writeln!(
+        out,
+        "Each package rebuilds the op's inputs from the trace's shapes and times it \
+         (`unzip`, then `python3 replay.py`; `--dry-run` needs no GPU). All of them: \
+         `replay_packages/replay.py`.\n"
+    )?;
+    let rows: Vec<Vec<String>> = packages
+        .iter()
+        .map(|(uid, path)| vec![uid.to_string(), format!("[{path}]({path})")])
+        .collect();
+    md_table(out, &["Example uid", "Package"].map(String::from), &rows)
 }
 
 /// The priority rule as applied: the conditions of view `priority_rule`, whose

@@ -121,3 +121,25 @@ pub fn write_batches(
     }
     Ok(())
 }
+
+/// Rows of `batches` as JSON objects (NULL as null), in order.
+pub fn json_rows(batches: &[RecordBatch]) -> Result<Vec<serde_json::Value>, ArrowError> {
+    use datafusion::arrow::json::writer::{JsonArray, WriterBuilder};
+    let mut buffer = Vec::new();
+    {
+        let mut writer = WriterBuilder::new()
+            .with_explicit_nulls(true)
+            .build::<_, JsonArray>(&mut buffer);
+        let refs: Vec<&RecordBatch> = batches.iter().collect();
+        writer.write_batches(&refs)?;
+        writer.finish()?;
+    }
+    if buffer.is_empty() {
+        return Ok(Vec::new());
+    }
+    match serde_json::from_slice(&buffer) {
+        Ok(serde_json::Value::Array(rows)) => Ok(rows),
+        Ok(_) => Ok(Vec::new()),
+        Err(e) => Err(ArrowError::JsonError(e.to_string())),
+    }
+}

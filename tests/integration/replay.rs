@@ -579,3 +579,81 @@ fn packages_run_under_torch_when_available() {
         assert!(text.contains("median"), "{stem}: {text}");
     }
 }
+
+/// `analyze --replay`: every recommendation about an op group with a Path B
+/// action links its signature's package, which exists and carries the traced
+/// kernels; the appendix lists them; nothing else is packaged.
+#[test]
+fn analyze_replay_links_a_package_from_each_path_b_recommendation() {
+    let Some(dir) = conformance_dir() else { return };
+    let trace = dir.join("traces/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz");
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let o = tmp.path().to_str().expect("utf-8");
+    tracesql_ok(&[
+        "analyze",
+        trace.to_str().expect("utf-8"),
+        "--platform",
+        "H100",
+        "--out",
+        o,
+        "--replay",
+    ]);
+    let recs: Value = serde_json::from_str(
+        &std::fs::read_to_string(tmp.path().join("findings.json")).expect("findings"),
+    )
+    .expect("json");
+    let report =
+        std::fs::read_to_string(tmp.path().join("standalone_analysis.md")).expect("report");
+    let mut linked = 0;
+    for rec in recs.as_array().expect("recommendations") {
+        let path_b = rec["reasons"]
+            .as_array()
+            .expect("reasons")
+            .iter()
+            .any(|r| r["action_b"].as_str().is_some_and(|a| !a.is_empty()));
+        if !path_b || rec["op_name"].is_null() {
+            continue;
+        }
+        linked += 1;
+        // The package of the signature of the recommendation's example call.
+        let ir: Value = serde_json::from_str(
+            &std::fs::read_to_string(tmp.path().join("replay_packages/replay_ir.json"))
+                .expect("ir"),
+        )
+        .expect("json");
+        let entry = ir["entries"]
+            .as_array()
+            .expect("entries")
+            .iter()
+            .find(|e| e["provenance"]["uid"] == rec["ex_uid"] && e["op_name"] == rec["op_name"])
+            .unwrap_or_else(|| panic!("no package for {}", rec["subject"]));
+        let link = format!("replay_packages/{}.zip", entry["id"].as_str().expect("id"));
+        assert!(tmp.path().join(&link).is_file(), "{link}");
+        assert!(
+            report.contains(&format!(
+                "**Replay package** (for the kernel team): [{link}]({link})"
+            )),
+            "{link}"
+        );
+        assert!(
+            !entry["traced"]["kernel_names"]
+                .as_array()
+                .expect("names")
+                .is_empty(),
+            "{link}"
+        );
+    }
+    assert!(linked >= 5, "{linked}");
+    assert!(report.contains("### Replay artifacts"));
+    // SDPA's kernels are launched by its flash-attention child: the package
+    // still carries them, timed by the op's subtree.
+    let sdpa = std::fs::read_dir(tmp.path().join("replay_packages"))
+        .expect("dir")
+        .flatten()
+        .any(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("aten__scaled_dot_product_flash_attention__")
+        });
+    assert!(sdpa);
+}
