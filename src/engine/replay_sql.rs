@@ -38,6 +38,11 @@ pub const DOCS: &[(&str, &str, &str)] = &[
         "replay_args(ir_json)",
         "LIST<STRUCT<pos, arg_name, arg_type, kw_only, kind, dtype, trace_dtype, shape, strides, storage_numel, init, value_json>>: the IR's arguments",
     ),
+    (
+        "op_schemas",
+        "op_schemas()",
+        "TABLE(catalog, name, overload, pos, arg_name, arg_type, default, kw_only): the shipped op-schema catalog, one row per argument",
+    ),
 ];
 
 /// Registers `replay_ir`, `replay_args` and `op_schemas`.
