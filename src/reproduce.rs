@@ -13,7 +13,6 @@ use std::path::{Path, PathBuf};
 
 use datafusion::arrow::record_batch::RecordBatch;
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 
 use crate::engine::Engine;
 use crate::output::atomic;
@@ -345,23 +344,8 @@ fn event_of(row: &Value) -> OpEvent {
 /// `<safe op name>__<8 hex of the signature's hash>`: stable for the same
 /// signature in any trace.
 pub fn signature_id(row: &Value) -> String {
-    let mut hash = Sha256::new();
-    for col in [
-        "name",
-        "input_types_json",
-        "input_dims_json",
-        "input_strides_json",
-        "concrete_inputs_json",
-    ] {
-        hash.update(row[col].as_str().unwrap_or("\u{0}").as_bytes());
-        hash.update([0xff]);
-    }
-    let digest = package::hex(&hash.finalize());
-    format!(
-        "{}__{}",
-        replay::safe_name(row["name"].as_str().unwrap_or("op")),
-        &digest[..8]
-    )
+    let lists = ARG_LISTS.map(|c| row[c].as_str());
+    replay::signature_id(row["name"].as_str().unwrap_or("op"), lists)
 }
 
 /// The native IR entry of a selected row, with id, provenance, count and

@@ -1,5 +1,5 @@
 -- name: replay_ir
--- version: 1
+-- version: 2
 -- kind: view
 -- description: One row per distinct traced call of a kernel-launching op (its name and four recorded argument lists, as ops_unique_args groups them): the replay IR built from the shipped torch schema catalog, whether it can be replayed and why not, and the GPU time the calls took.
 --
@@ -11,6 +11,7 @@
 -- Columns:
 --   trace: trace name
 --   rank: the trace's rank (NULL for a single trace)
+--   id: the signature's id, <op>__<8 hex> (replay_id): its package's name and the key of replay_runs rows
 --   ex_uid: uid of the signature's first call (ops.uid, TraceLens's ex_UID)
 --   name: op name, e.g. aten::addmm
 --   count: calls with this signature
@@ -51,7 +52,10 @@ built AS (
                    s.concrete_inputs_json, tracelens_compat()) AS r
   FROM signatures s
 )
-SELECT trace, rank, ex_uid, name, count,
+SELECT trace, rank,
+       replay_id(name, input_types_json, input_dims_json, input_strides_json,
+                 concrete_inputs_json) AS id,
+       ex_uid, name, count,
        traced_kernel_us_total, traced_kernel_us_median, traced_kernel_us_min,
        traced_kernel_us_max,
        r['status'] AS status, r['reason'] AS reason, r['error'] AS error,

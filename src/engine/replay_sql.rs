@@ -39,6 +39,16 @@ pub const DOCS: &[(&str, &str, &str)] = &[
         "LIST<STRUCT<pos, arg_name, arg_type, kw_only, kind, dtype, trace_dtype, shape, strides, storage_numel, init, value_json>>: the IR's arguments",
     ),
     (
+        "replay_id",
+        "replay_id(name, input_types_json, input_dims_json, input_strides_json, concrete_inputs_json)",
+        "UTF8 the signature's id (<op>__<8 hex>): package names, IR entries and replay_runs rows use it",
+    ),
+    (
+        "replay_runs",
+        "replay_runs(path)",
+        "TABLE(id, op, overload, status, device, device_name, torch_version, iters, min_us, median_us, p90_us, mean_us, traced_median_us, ratio_to_traced, kernels, kernels_subset_of_traced, error): the results file of `replay.py --json`",
+    ),
+    (
         "op_schemas",
         "op_schemas()",
         "TABLE(catalog, name, overload, pos, arg_name, arg_type, default, kw_only): the shipped op-schema catalog, one row per argument",
@@ -49,7 +59,9 @@ pub const DOCS: &[(&str, &str, &str)] = &[
 pub fn register(ctx: &SessionContext) {
     ctx.register_udf(ScalarUDF::from(ReplayIr::default()));
     ctx.register_udf(ScalarUDF::from(ReplayArgs::default()));
+    ctx.register_udf(ScalarUDF::from(ReplayId::default()));
     ctx.register_udtf("op_schemas", Arc::new(OpSchemas));
+    ctx.register_udtf("replay_runs", Arc::new(ReplayRuns));
 }
 
 fn ir_fields() -> Fields {
@@ -104,13 +116,9 @@ impl ScalarUDFImpl for ReplayIr {
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
         let n = args.number_rows;
         let arrays = ColumnarValue::values_to_arrays(&args.args)?;
-        let text: Vec<ArrayRef> = arrays[..5]
-            .iter()
-            .map(|a| cast(a, &DataType::Utf8))
-            .collect::<Result<_, _>>()?;
-        let text: Vec<&StringArray> = text.iter().map(|a| a.as_string::<i32>()).collect();
+        let text = Texts::of(&arrays[..5])?;
         let compat = arrays[5].as_boolean();
-        let get = |col: usize, row: usize| (!text[col].is_null(row)).then(|| text[col].value(row));
+        let get = |col: usize, row: usize| text.get(col, row);
         let mut rows = Rows::default();
         for row in 0..n {
             let Some(name) = get(0, row) else {
@@ -127,6 +135,22 @@ impl ScalarUDFImpl for ReplayIr {
             rows.push(&event, mode);
         }
         Ok(ColumnarValue::Array(Arc::new(rows.finish()?)))
+    }
+}
+
+/// Argument columns as text (dictionary-encoded `ops` columns included).
+struct Texts(Vec<ArrayRef>);
+
+impl Texts {
+    fn of(arrays: &[ArrayRef]) -> Result<Texts> {
+        let cast_all = arrays.iter().map(|a| cast(a, &DataType::Utf8));
+        Ok(Texts(cast_all.collect::<Result<_, _>>()?))
+    }
+
+    /// The text in `col` at `row`; None for NULL.
+    fn get(&self, col: usize, row: usize) -> Option<&str> {
+        let column = self.0[col].as_string::<i32>();
+        (!column.is_null(row)).then(|| column.value(row))
     }
 }
 
@@ -401,5 +425,121 @@ impl TableFunctionImpl for OpSchemas {
             ],
         )?;
         Ok(Arc::new(MemTable::try_new(schema, vec![vec![batch]])?))
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct ReplayId {
+    signature: Signature,
+}
+
+impl Default for ReplayId {
+    fn default() -> Self {
+        Self {
+            signature: Signature::user_defined(Volatility::Immutable),
+        }
+    }
+}
+
+impl ScalarUDFImpl for ReplayId {
+    fn name(&self) -> &str {
+        "replay_id"
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn coerce_types(&self, arg_types: &[DataType]) -> Result<Vec<DataType>> {
+        if arg_types.len() != 5 {
+            return plan_err!("replay_id takes 5 arguments: name and the four *_json lists");
+        }
+        Ok(vec![DataType::Utf8; 5])
+    }
+
+    fn return_type(&self, _arg_types: &[DataType]) -> Result<DataType> {
+        Ok(DataType::Utf8)
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        let arrays = ColumnarValue::values_to_arrays(&args.args)?;
+        let text = Texts::of(&arrays)?;
+        let get = |col: usize, row: usize| text.get(col, row);
+        let ids: StringArray = (0..args.number_rows)
+            .map(|row| {
+                get(0, row).map(|name| {
+                    replay::signature_id(name, [get(1, row), get(2, row), get(3, row), get(4, row)])
+                })
+            })
+            .collect();
+        Ok(ColumnarValue::Array(Arc::new(ids)))
+    }
+}
+
+/// `replay_runs(path)`: the results file `replay.py --json` writes, one row
+/// per op replayed, so replayed and traced times meet in SQL (`replay_check`
+/// in the README joins it to `replay_ir` by id).
+#[derive(Debug)]
+struct ReplayRuns;
+
+fn runs_schema() -> SchemaRef {
+    let names = DataType::List(Arc::new(Field::new("item", DataType::Utf8, true)));
+    Arc::new(Schema::new(vec![
+        Field::new("id", DataType::Utf8, true),
+        Field::new("op", DataType::Utf8, true),
+        Field::new("overload", DataType::Utf8, true),
+        Field::new("status", DataType::Utf8, true),
+        Field::new("device", DataType::Utf8, true),
+        Field::new("device_name", DataType::Utf8, true),
+        Field::new("torch_version", DataType::Utf8, true),
+        Field::new("iters", DataType::Int64, true),
+        Field::new("min_us", DataType::Float64, true),
+        Field::new("median_us", DataType::Float64, true),
+        Field::new("p90_us", DataType::Float64, true),
+        Field::new("mean_us", DataType::Float64, true),
+        Field::new("traced_median_us", DataType::Float64, true),
+        Field::new("ratio_to_traced", DataType::Float64, true),
+        Field::new("kernels", names, true),
+        Field::new("kernels_subset_of_traced", DataType::Boolean, true),
+        Field::new("error", DataType::Utf8, true),
+    ]))
+}
+
+impl TableFunctionImpl for ReplayRuns {
+    fn call_with_args(&self, args: TableFunctionArgs) -> Result<Arc<dyn TableProvider>> {
+        use datafusion::logical_expr::Expr;
+        use datafusion::scalar::ScalarValue;
+        let path = match args.exprs() {
+            [Expr::Literal(ScalarValue::Utf8(Some(path)), _)] => path.clone(),
+            _ => return plan_err!("replay_runs takes one argument: the path of a `replay.py --json` file, as a string literal"),
+        };
+        let text = std::fs::read_to_string(&path).map_err(|e| {
+            datafusion::error::DataFusionError::Plan(format!("replay_runs: {path}: {e}"))
+        })?;
+        let doc: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+            datafusion::error::DataFusionError::Plan(format!("replay_runs: {path}: not JSON: {e}"))
+        })?;
+        let Some(results) = doc.get("results").and_then(serde_json::Value::as_array) else {
+            return plan_err!(
+                "replay_runs: {path}: no \"results\" list (write it with replay.py --json)"
+            );
+        };
+        let mut lines = String::new();
+        for r in results {
+            let mut row = r.clone();
+            for key in ["device_name", "torch_version"] {
+                if row.get(key).is_none() {
+                    row[key] = doc.get(key).cloned().unwrap_or(serde_json::Value::Null);
+                }
+            }
+            lines.push_str(&row.to_string());
+            lines.push('\n');
+        }
+        let schema = runs_schema();
+        let reader = ReaderBuilder::new(schema.clone())
+            .with_batch_size(results.len().max(1))
+            .build(lines.as_bytes())?;
+        let batches = reader.collect::<std::result::Result<Vec<_>, _>>()?;
+        Ok(Arc::new(MemTable::try_new(schema, vec![batches])?))
     }
 }

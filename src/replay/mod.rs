@@ -90,3 +90,18 @@ pub fn safe_name(name: &str) -> String {
         })
         .collect()
 }
+
+/// `<safe op name>__<8 hex>`: a signature's id, the same for the same name
+/// and argument lists (`Input type`, `Input Dims`, `Input Strides`,
+/// `Concrete Inputs` as JSON text, None when absent) in any trace. Package
+/// names, IR entries, the runner's results and `replay_ir.id` all use it.
+pub fn signature_id(name: &str, lists: [Option<&str>; 4]) -> String {
+    use sha2::{Digest, Sha256};
+    let mut hash = Sha256::new();
+    for text in std::iter::once(Some(name)).chain(lists) {
+        hash.update(text.unwrap_or("\u{0}").as_bytes());
+        hash.update([0xff]);
+    }
+    let digest = package::hex(&hash.finalize());
+    format!("{}__{}", safe_name(name), &digest[..8])
+}

@@ -657,3 +657,76 @@ fn analyze_replay_links_a_package_from_each_path_b_recommendation() {
         });
     assert!(sdpa);
 }
+
+/// The runner's results meet the trace in SQL: `replay_runs(path)` joined to
+/// `replay_ir` by id (the id the packages are named by).
+#[test]
+fn replay_results_join_the_traced_times_by_id() {
+    let trace = fixture("basic_linear.json");
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let out = tmp.path().join("all");
+    tracesql_ok(&[
+        "replay",
+        &trace,
+        "--all",
+        "--out",
+        out.to_str().expect("utf-8"),
+    ]);
+    let ids = tracesql_ok(&[
+        "query",
+        &trace,
+        "--format",
+        "csv",
+        "-e",
+        "SELECT id, traced_kernel_us_median FROM replay_ir WHERE status = 'ok' ORDER BY id",
+    ]);
+    let rows: Vec<(String, f64)> = ids
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let (id, t) = l.split_once(',').expect("two cells");
+            (id.to_string(), t.parse().expect("number"))
+        })
+        .collect();
+    assert!(!rows.is_empty());
+    for (id, _) in &rows {
+        assert!(
+            out.join("replay_packages")
+                .join(format!("{id}.zip"))
+                .is_file(),
+            "{id}"
+        );
+    }
+    // A results file as `replay.py --json` writes it: each op replayed at 2x its traced median.
+    let results: Vec<Value> = rows
+        .iter()
+        .map(|(id, t)| serde_json::json!({"id": id, "op": "x", "status": "ok", "device": "cuda", "iters": 10, "median_us": 2.0 * t, "kernels": ["k"]}))
+        .collect();
+    let doc = serde_json::json!({"torch_version": "2.15.0", "device_name": "NVIDIA H100", "results": results});
+    let path = tmp.path().join("results.json");
+    std::fs::write(&path, doc.to_string()).expect("write");
+    let sql = format!(
+        "SELECT count(*) AS n, min(r.median_us / i.traced_kernel_us_median) AS lo, max(r.median_us / i.traced_kernel_us_median) AS hi, max(r.device_name) AS gpu \
+         FROM replay_runs('{}') r JOIN replay_ir i ON i.id = r.id",
+        path.display()
+    );
+    let joined = tracesql_ok(&["query", &trace, "--format", "csv", "-e", &sql]);
+    assert_eq!(
+        joined.lines().nth(1),
+        Some(format!("{},2.0,2.0,NVIDIA H100", rows.len()).as_str()),
+        "{joined}"
+    );
+    let bad = tracesql()
+        .args([
+            "query",
+            &trace,
+            "-e",
+            "SELECT * FROM replay_runs('/nonexistent.json')",
+        ])
+        .run();
+    assert!(
+        !bad.success() && bad.stderr.contains("/nonexistent.json"),
+        "{}",
+        bad.stderr
+    );
+}
