@@ -993,7 +993,7 @@ fn analyze(
     for (analysis, packages) in analyses {
         let name = &analysis.trace;
         emit_analysis(name, &analysis, dir_of(name).as_deref())?;
-        if let Some(prepared) = packages {
+        if let Some(prepared) = packages.filter(|p| !p.packaged.is_empty()) {
             let count = prepared
                 .packaged
                 .iter()

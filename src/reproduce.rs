@@ -246,6 +246,18 @@ async fn select(
                     found.push(row);
                 }
             }
+            if let (
+                true,
+                FindingFilter::Thresholds {
+                    min_share_pct,
+                    max_efficiency_pct,
+                },
+            ) = (found.is_empty(), filter)
+            {
+                return Err(Error::Usage(format!(
+                    "--findings: no recommendation about an op takes more than {min_share_pct}% of the time at under {max_efficiency_pct}% of peak (change --min-share / --max-efficiency)"
+                )));
+            }
             Ok(found)
         }
     }

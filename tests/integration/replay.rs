@@ -490,6 +490,12 @@ fn bad_selections_are_clear_errors() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let out = tmp.path().join("o");
     let o = out.to_str().expect("utf-8");
+    // An analysis whose one recommendation is fast: nothing passes the thresholds.
+    let quiet_dir = tmp.path().join("analysis");
+    std::fs::create_dir_all(&quiet_dir).expect("dir");
+    let rec = serde_json::json!([{"op_name": "aten::addmm", "ex_uid": 5, "time_us": 1e9, "efficiency_pct": 95.0}]);
+    std::fs::write(quiet_dir.join("findings.json"), rec.to_string()).expect("write");
+    let quiet = quiet_dir.to_str().expect("utf-8").to_string();
     for (args, needle) in [
         (vec!["--uid", "999999"], "no cpu_op has that uid"),
         (
@@ -497,6 +503,10 @@ fn bad_selections_are_clear_errors() {
             "no call of that op launched GPU work",
         ),
         (vec!["--findings", "/nonexistent"], "findings.json"),
+        (
+            vec!["--findings", &quiet],
+            "no recommendation about an op takes more than 10% of the time",
+        ),
     ] {
         let run = tracesql()
             .args(["replay", &trace, "--out", o])
