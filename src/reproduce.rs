@@ -343,14 +343,18 @@ async fn call_site(engine: &Engine, uid: i64) -> Result<Json, Error> {
     ]))
 }
 
+/// The signature's event, with the trace's tensor-list dtype (view
+/// `replay_list_dtype`) that `prepare_packages` put in the row.
 fn event_of(row: &Value) -> OpEvent {
-    OpEvent::from_json_texts(
+    let mut event = OpEvent::from_json_texts(
         row["name"].as_str().unwrap_or_default(),
         row["input_types_json"].as_str(),
         row["input_dims_json"].as_str(),
         row["input_strides_json"].as_str(),
         row["concrete_inputs_json"].as_str(),
-    )
+    );
+    event.list_dtype_hint = row["list_dtype"].as_str().map(str::to_string);
+    event
 }
 
 /// `<safe op name>__<8 hex of the signature's hash>`: stable for the same
@@ -492,7 +496,13 @@ pub async fn prepare_packages(
     defaults: &RunDefaults,
     layout: Layout,
 ) -> Result<Prepared, Error> {
-    let selected = select(engine, selection, filter).await?;
+    let mut selected = select(engine, selection, filter).await?;
+    let list_dtype = rows(engine, "SELECT dtype FROM replay_list_dtype").await?;
+    if let Some(dtype) = list_dtype.first().map(|r| r["dtype"].clone()) {
+        for row in &mut selected {
+            row["list_dtype"] = dtype.clone();
+        }
+    }
     let header = Header {
         trace: Path::new(&source.path)
             .file_name()

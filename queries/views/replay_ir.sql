@@ -1,5 +1,5 @@
 -- name: replay_ir
--- version: 2
+-- version: 3
 -- kind: view
 -- description: One row per distinct traced call of a kernel-launching op (its name and four recorded argument lists, as ops_unique_args groups them): the replay IR built from the shipped torch schema catalog, whether it can be replayed and why not, and the GPU time the calls took.
 --
@@ -47,10 +47,12 @@ WITH signatures AS (
            concrete_inputs_json
 ),
 built AS (
+  -- Tensor lists take the trace's most common floating dtype (replay_list_dtype).
   SELECT s.*,
          replay_ir(s.name, s.input_types_json, s.input_dims_json, s.input_strides_json,
-                   s.concrete_inputs_json, tracelens_compat()) AS r
+                   s.concrete_inputs_json, tracelens_compat(), l.dtype) AS r
   FROM signatures s
+  LEFT JOIN replay_list_dtype l ON l.trace = s.trace
 )
 SELECT trace, rank,
        replay_id(name, input_types_json, input_dims_json, input_strides_json,

@@ -30,7 +30,7 @@ use crate::replay::{self, Mode, OpEvent};
 pub const DOCS: &[(&str, &str, &str)] = &[
     (
         "replay_ir",
-        "replay_ir(name, input_types_json, input_dims_json, input_strides_json, concrete_inputs_json, compat BOOLEAN)",
+        "replay_ir(name, input_types_json, input_dims_json, input_strides_json, concrete_inputs_json, compat BOOLEAN [, list_dtype])",
         "STRUCT<status, reason, error, overload, schema, n_args, schema_drift, assumptions, ir_json>: the op's replay IR (native, or TraceLens's when compat)",
     ),
     (
@@ -101,11 +101,16 @@ impl ScalarUDFImpl for ReplayIr {
     }
 
     fn coerce_types(&self, arg_types: &[DataType]) -> Result<Vec<DataType>> {
-        if arg_types.len() != 6 {
-            return plan_err!("replay_ir takes 6 arguments: name, the four *_json lists, compat");
+        if !(6..=7).contains(&arg_types.len()) {
+            return plan_err!(
+                "replay_ir takes 6 or 7 arguments: name, the four *_json lists, compat[, list_dtype]"
+            );
         }
         let mut types = vec![DataType::Utf8; 5];
         types.push(DataType::Boolean);
+        if arg_types.len() == 7 {
+            types.push(DataType::Utf8);
+        }
         Ok(types)
     }
 
@@ -118,6 +123,10 @@ impl ScalarUDFImpl for ReplayIr {
         let arrays = ColumnarValue::values_to_arrays(&args.args)?;
         let text = Texts::of(&arrays[..5])?;
         let compat = arrays[5].as_boolean();
+        let hints = arrays
+            .get(6)
+            .map(|a| Texts::of(std::slice::from_ref(a)))
+            .transpose()?;
         let get = |col: usize, row: usize| text.get(col, row);
         let mut rows = Rows::default();
         for row in 0..n {
@@ -125,8 +134,12 @@ impl ScalarUDFImpl for ReplayIr {
                 rows.push_null();
                 continue;
             };
-            let event =
+            let mut event =
                 OpEvent::from_json_texts(name, get(1, row), get(2, row), get(3, row), get(4, row));
+            event.list_dtype_hint = hints
+                .as_ref()
+                .and_then(|h| h.get(0, row))
+                .map(str::to_string);
             let mode = if compat.is_valid(row) && compat.value(row) {
                 Mode::Compat
             } else {

@@ -16,6 +16,10 @@ pub struct OpEvent {
     pub strides: Option<Vec<Value>>,
     /// `Concrete Inputs`: scalar values as PyTorch prints them, `''` otherwise.
     pub concrete: Option<Vec<String>>,
+    /// Not from the event: the dtype (as the trace spells it) to assume for
+    /// tensor lists, whose dtype Kineto does not record; the caller's guess,
+    /// e.g. the trace's most common floating dtype. None: float32.
+    pub list_dtype_hint: Option<String>,
 }
 
 impl OpEvent {
@@ -34,6 +38,7 @@ impl OpEvent {
             dims: dims.and_then(values),
             strides: strides.and_then(values),
             concrete: concrete.and_then(strings),
+            list_dtype_hint: None,
         }
     }
 
@@ -48,6 +53,7 @@ impl OpEvent {
             dims: list("Input Dims"),
             strides: list("Input Strides"),
             concrete: texts("Concrete Inputs"),
+            list_dtype_hint: None,
         }
     }
 

@@ -577,9 +577,15 @@ fn tensor_list(
         .and_then(Value::as_array)
         .cloned()
         .unwrap_or_default();
-    let dtype = "float32";
+    let hinted = event.list_dtype_hint.as_deref().and_then(torch_dtype);
+    let dtype = hinted.unwrap_or("float32");
+    let why = if hinted.is_some() {
+        "the trace's most common floating dtype"
+    } else {
+        "the default"
+    };
     assumptions.push(format!(
-        "{}: the dtype of a tensor list is not recorded: {dtype} (replay.py --list-dtype changes it)",
+        "{}: the dtype of a tensor list is not recorded: {dtype}, {why} (replay.py --list-dtype changes it)",
         arg.name
     ));
     let mut tensors = Vec::with_capacity(dims.len());
@@ -924,5 +930,19 @@ mod tests {
         };
         assert_eq!(tensors.len(), 2);
         assert_eq!(tensors[0].get("broadcast"), Some(&Json::Bool(true)));
+        assert_eq!(tensors[0].get("dtype"), Some(&Json::str("float32")));
+        let mut hinted = cat.clone();
+        hinted.list_dtype_hint = Some("c10::BFloat16".into());
+        let out = build(&hinted, Mode::Native);
+        let Some(Json::List(tensors)) = arg(out.ir.as_ref().unwrap(), "tensors").get("tensors")
+        else {
+            panic!()
+        };
+        assert_eq!(tensors[1].get("dtype"), Some(&Json::str("bfloat16")));
+        assert!(
+            out.warnings[0].contains("bfloat16, the trace's most common floating dtype"),
+            "{:?}",
+            out.warnings
+        );
     }
 }

@@ -352,6 +352,18 @@ async fn replay_views_answer_coverage_and_argument_questions() {
             "{g:?}"
         );
     }
+    // Tensor lists take the trace's floating dtype: Qwen's cat joins bf16 halves.
+    let ir = rows(
+        &engine,
+        "SELECT ir_json FROM replay_ir WHERE name = 'aten::cat' ORDER BY ex_uid LIMIT 1",
+    )
+    .await;
+    assert!(ir[0][0].contains("\"dtype\": \"bfloat16\""), "{}", ir[0][0]);
+    assert!(
+        ir[0][0].contains("the trace's most common floating dtype"),
+        "{}",
+        ir[0][0]
+    );
     let schemas = rows(
         &engine,
         "SELECT count(*), count(DISTINCT overload) FROM op_schemas() WHERE name = 'aten::addmm'",
