@@ -139,28 +139,49 @@ const ARG_LISTS: [&str; 4] = [
 ];
 
 /// One row per signature of the ops with GPU work below them that `filter`
-/// (over `ops o`) keeps: the signature, its first uid, its calls and their
-/// GPU time. An op that launched kernels itself is timed by those
+/// (over `ops o`) keeps: the signature, its first call (uid, ts, pid, tid),
+/// its calls' count and GPU time, and the names of the kernels below them.
+/// An op that launched kernels itself is timed by those
 /// (`direct_kernel_time`); one whose kernels a child launched (SDPA above
-/// flash attention) by its subtree's.
+/// flash attention) by its subtree's. One query for every signature: the
+/// kernel closure (`kernel_ancestors`) is read once.
 fn signatures_sql(filter: &str) -> String {
     let lists: Vec<String> = ARG_LISTS
         .iter()
         .map(|c| format!("CAST(o.{c} AS VARCHAR) AS {c}"))
         .collect();
+    let same: Vec<String> = ARG_LISTS
+        .iter()
+        .map(|c| format!("(n.{c} IS NOT DISTINCT FROM s.{c})"))
+        .collect();
     format!(
         "WITH calls AS (
-           SELECT o.uid, o.name, {lists},
+           SELECT o.uid, o.name, o.ts, o.pid, o.tid, {lists},
                   CASE WHEN o.direct_kernel_count > 0 THEN o.direct_kernel_time
                        ELSE o.subtree_kernel_time END AS t
-           FROM ops o WHERE o.subtree_kernel_count > 0 AND ({filter}))
-         SELECT name, {cols}, min(uid) AS ex_uid, count(*) AS count,
-                sum(t) AS traced_kernel_us_total, median(t) AS traced_kernel_us_median,
-                min(t) AS traced_kernel_us_min, max(t) AS traced_kernel_us_max
-         FROM calls GROUP BY name, {cols}
+           FROM ops o WHERE o.subtree_kernel_count > 0 AND ({filter})),
+         signatures AS (
+           SELECT name, {cols}, min(uid) AS ex_uid, count(*) AS count,
+                  first_value(ts ORDER BY uid) AS ex_ts,
+                  first_value(CAST(pid AS VARCHAR) ORDER BY uid) AS ex_pid,
+                  first_value(CAST(tid AS VARCHAR) ORDER BY uid) AS ex_tid,
+                  sum(t) AS traced_kernel_us_total, median(t) AS traced_kernel_us_median,
+                  min(t) AS traced_kernel_us_min, max(t) AS traced_kernel_us_max
+           FROM calls GROUP BY name, {cols}),
+         names AS (
+           SELECT c.name, {c_cols}, array_sort(array_agg(DISTINCT k.name)) AS kernel_names
+           FROM calls c
+           JOIN kernel_ancestors a ON a.ancestor_uid = c.uid
+           JOIN kernels k ON k.uid = a.kernel_uid
+           GROUP BY c.name, {c_cols})
+         SELECT s.*, n.kernel_names
+         FROM signatures s
+         LEFT JOIN names n ON n.name = s.name AND {same}
          ORDER BY traced_kernel_us_total DESC, ex_uid",
         lists = lists.join(", "),
-        cols = ARG_LISTS.join(", ")
+        cols = ARG_LISTS.join(", "),
+        c_cols = ARG_LISTS.map(|c| format!("c.{c}")).join(", "),
+        same = same.join(" AND ")
     )
 }
 
@@ -302,47 +323,6 @@ fn finding_uids(findings: &[Value], total_us: f64, filter: FindingFilter) -> Vec
     uids
 }
 
-/// The names of the GPU kernels below the signature's calls (for the
-/// replay's `--profile` check).
-async fn kernel_names(engine: &Engine, row: &Value) -> Result<Vec<String>, Error> {
-    let same: Vec<String> = ARG_LISTS
-        .iter()
-        .map(|c| match row[*c].as_str() {
-            Some(text) => format!("CAST(o.{c} AS VARCHAR) = {}", quoted(text)),
-            None => format!("o.{c} IS NULL"),
-        })
-        .collect();
-    let sql = format!(
-        "SELECT DISTINCT k.name FROM kernel_ancestors a \
-         JOIN kernels k ON k.uid = a.kernel_uid \
-         JOIN ops o ON o.uid = a.ancestor_uid \
-         WHERE o.name = {} AND {} ORDER BY k.name",
-        quoted(row["name"].as_str().unwrap_or_default()),
-        same.join(" AND ")
-    );
-    Ok(rows(engine, &sql)
-        .await?
-        .iter()
-        .filter_map(|r| r["name"].as_str().map(str::to_string))
-        .collect())
-}
-
-/// Where the signature's first call ran: ts, pid, tid.
-async fn call_site(engine: &Engine, uid: i64) -> Result<Json, Error> {
-    let found = rows(
-        engine,
-        &format!("SELECT ts, pid, tid FROM ops WHERE uid = {uid}"),
-    )
-    .await?;
-    let row = found.first().cloned().unwrap_or(Value::Null);
-    Ok(Json::object([
-        ("uid", Json::int(uid)),
-        ("ts", row["ts"].as_f64().map_or(Json::Null, Json::Float)),
-        ("pid", row["pid"].as_str().map_or(Json::Null, Json::str)),
-        ("tid", row["tid"].as_str().map_or(Json::Null, Json::str)),
-    ]))
-}
-
 /// The signature's event, with the trace's tensor-list dtype (view
 /// `replay_list_dtype`) that `prepare_packages` put in the row.
 fn event_of(row: &Value) -> OpEvent {
@@ -364,37 +344,43 @@ pub fn signature_id(row: &Value) -> String {
     replay::signature_id(row["name"].as_str().unwrap_or("op"), lists)
 }
 
-/// The native IR entry of a selected row, with id, provenance, count and
-/// traced times.
-async fn entry_of(engine: &Engine, row: &Value) -> Result<(Entry, replay::Outcome), Error> {
+/// The names of the kernels below the signature's calls (for the replay's
+/// `--profile` check), as the signatures query gives them.
+fn kernel_names(row: &Value) -> Json {
+    let names = row["kernel_names"].as_array().into_iter().flatten();
+    Json::List(names.filter_map(Value::as_str).map(Json::str).collect())
+}
+
+/// The native IR entry of a selected row (`id` its signature id), with
+/// provenance, count and traced times.
+fn entry_of(row: &Value, id: &str) -> (Entry, replay::Outcome) {
     let outcome = replay::build(&event_of(row), Mode::Native);
-    let id = signature_id(row);
     let ex_uid = row["ex_uid"].as_i64().unwrap_or(-1);
     let median = row["traced_kernel_us_median"].as_f64();
     let number = |col: &str| row[col].as_f64().map_or(Json::Null, Json::Float);
+    let text = |col: &str| row[col].as_str().map_or(Json::Null, Json::str);
     let traced = Json::object([
         ("kernel_us_median", number("traced_kernel_us_median")),
         ("kernel_us_min", number("traced_kernel_us_min")),
         ("kernel_us_max", number("traced_kernel_us_max")),
         ("kernel_us_total", number("traced_kernel_us_total")),
-        (
-            "kernel_names",
-            Json::List(
-                kernel_names(engine, row)
-                    .await?
-                    .into_iter()
-                    .map(Json::Str)
-                    .collect(),
-            ),
-        ),
+        ("kernel_names", kernel_names(row)),
     ]);
-    let mut ir = Json::object([("id", Json::str(&id))]);
+    let mut ir = Json::object([("id", Json::str(id))]);
     if let Some(Json::Object(pairs)) = &outcome.ir {
         for (k, v) in pairs {
             ir.push(k, v.clone());
         }
     }
-    ir.push("provenance", call_site(engine, ex_uid).await?);
+    ir.push(
+        "provenance",
+        Json::object([
+            ("uid", Json::int(ex_uid)),
+            ("ts", number("ex_ts")),
+            ("pid", text("ex_pid")),
+            ("tid", text("ex_tid")),
+        ]),
+    );
     ir.push("count", Json::int(row["count"].as_i64().unwrap_or(0)));
     ir.push("traced", traced);
     let entry = Entry {
@@ -404,7 +390,7 @@ async fn entry_of(engine: &Engine, row: &Value) -> Result<(Entry, replay::Outcom
         traced_median_us: median,
         assumptions: outcome.warnings.clone(),
     };
-    Ok((entry, outcome))
+    (entry, outcome)
 }
 
 fn sha256_of_file(path: &str) -> String {
@@ -456,8 +442,8 @@ pub struct Prepared {
 impl Prepared {
     /// Writes every file (directories created), atomically per file and
     /// renamed in only once all are written.
-    pub fn commit(self) -> Result<(), Error> {
-        commit(&self.layout, self.files)
+    pub fn commit(&self) -> Result<(), Error> {
+        commit(&self.layout, &self.files)
     }
 }
 
@@ -479,8 +465,7 @@ pub async fn write_packages(
         Layout::replay(out),
     )
     .await?;
-    let files = prepared.files.clone();
-    commit(&prepared.layout, files)?;
+    prepared.commit()?;
     Ok(prepared)
 }
 
@@ -527,7 +512,7 @@ pub async fn prepare_packages(
         if !seen.insert(id.clone()) {
             continue;
         }
-        let (entry, outcome) = entry_of(engine, row).await?;
+        let (entry, outcome) = entry_of(row, &id);
         let ok = outcome.status == replay::Status::Ok;
         packaged.push(Packaged {
             id: id.clone(),
@@ -618,7 +603,7 @@ fn zip_of(name: &str, header: &Header, entries: &[Entry]) -> Result<Vec<u8>, Err
     package::zip(name, &files).map_err(|e| Error::Output(format!("{name}.zip: {e}")))
 }
 
-fn commit(layout: &Layout, files: Vec<(PathBuf, Vec<u8>)>) -> Result<(), Error> {
+fn commit(layout: &Layout, files: &[(PathBuf, Vec<u8>)]) -> Result<(), Error> {
     for dir in [&layout.top, &layout.packages] {
         std::fs::create_dir_all(dir).map_err(|e| {
             Error::Output(format!("{}: cannot create directory: {e}", dir.display()))
@@ -627,7 +612,7 @@ fn commit(layout: &Layout, files: Vec<(PathBuf, Vec<u8>)>) -> Result<(), Error> 
     let mut staged = atomic::Staged::new();
     for (path, bytes) in files {
         staged
-            .stage(&path, |w: &mut dyn Write| w.write_all(&bytes))
+            .stage(path, |w: &mut dyn Write| w.write_all(bytes))
             .map_err(|e| Error::Output(format!("{}: {e}", path.display())))?;
     }
     staged
