@@ -252,14 +252,13 @@ async fn select(
         // Ops that launched kernels themselves: their parents' time is theirs.
         Selection::All => rows(engine, &signatures_sql("o.direct_kernel_count > 0")).await,
         Selection::Findings(findings) => {
-            let total: f64 = rows(
-                engine,
-                "SELECT sum(traced_kernel_us_total) AS t FROM replay_ir",
-            )
-            .await?
-            .first()
-            .and_then(|r| r["t"].as_f64())
-            .unwrap_or(0.0);
+            // The kernel time of all launching ops (replay_ir's total), without
+            // building every signature's IR to sum it.
+            let total: f64 = rows(engine, "SELECT sum(direct_kernel_time) AS t FROM ops")
+                .await?
+                .first()
+                .and_then(|r| r["t"].as_f64())
+                .unwrap_or(0.0);
             let mut found = Vec::new();
             for uid in finding_uids(findings, total, filter) {
                 for mut row in signatures_of_uids(engine, &[uid]).await? {
