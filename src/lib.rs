@@ -13,6 +13,7 @@
 //! | `load` | a trace file or an export directory → tables (`LoadedTrace`), with its provenance and the export manifest |
 //! | `catalog` | the SQL files: views, categories, reports, rules, their headers |
 //! | `output` | writers and printers of results: terminal, CSV, Markdown, Excel, Parquet, atomic files |
+//! | `charts` | query results drawn: SVG charts (roofline, stacked timeline, bars, waterfall, heatmap) and the one-file HTML report |
 //! | `replay` | a traced op → replay IR (schema catalog, TraceLens's matcher, the native IR) → package (script, README, zip) |
 //! | `engine` | the DataFusion session: tables, views, UDFs, table functions, platforms, the session's own catalog tables |
 //! | `report` | runs the report queries into sheets |
@@ -28,6 +29,7 @@
 
 pub mod analyze;
 pub mod catalog;
+pub mod charts;
 pub mod collectives;
 pub mod compare;
 pub mod engine;
@@ -124,6 +126,7 @@ mod layering {
         "load",
         "catalog",
         "output",
+        "charts",
         "replay",
         "engine",
         "report",

@@ -148,6 +148,11 @@ enum Command {
         /// linked from it in the report (see `tracesql replay`).
         #[arg(long, requires = "out", conflicts_with = "reference")]
         replay: bool,
+        /// Also write the report as one self-contained HTML file (charts:
+        /// GPU timeline, roofline, top ops; the recommendations); with several
+        /// traces, FILE_<trace>.html.
+        #[arg(long, value_name = "FILE", conflicts_with = "reference")]
+        html: Option<std::path::PathBuf>,
     },
     /// Replay packages: a traced op's call rebuilt from its recorded shapes,
     /// strides, dtypes and scalars (the replay IR), with a standalone script that
@@ -260,6 +265,11 @@ enum Command {
         /// communication per rank. Printed, or DIR/analysis/ with --out.
         #[arg(long)]
         analyze: bool,
+        /// Also write one self-contained HTML file: GPU time per rank, the
+        /// rank × collective wait heatmap, the straggler table (and the run's
+        /// analysis with --analyze).
+        #[arg(long, value_name = "FILE", conflicts_with = "execute")]
+        html: Option<std::path::PathBuf>,
         /// Run this SQL over the run's session instead of writing sheets.
         #[arg(
             short = 'e',
@@ -315,6 +325,11 @@ enum Command {
         /// Open the REPL over the comparison (its views and report_<sheet> tables).
         #[arg(long)]
         repl: bool,
+        /// Also write the comparison as one self-contained HTML file: both GPU
+        /// timelines, the waterfall of where the difference went, the ops that
+        /// changed most, a roofline per side.
+        #[arg(long, value_name = "FILE")]
+        html: Option<std::path::PathBuf>,
         /// Terminal format.
         #[arg(long, value_enum, default_value_t = PrintFormat::Table)]
         format: PrintFormat,
@@ -456,8 +471,17 @@ fn run(cli: Cli) -> Result<(), Error> {
             traces,
             out,
             replay,
+            html,
             ..
-        } => analyze(&traces, &catalog, out.as_deref(), replay),
+        } => analyze(
+            &traces,
+            &catalog,
+            AnalyzeOutputs {
+                dir: out.as_deref(),
+                html: html.as_deref(),
+                replay,
+            },
+        ),
         Command::Collectives {
             traces,
             world_size,
@@ -467,6 +491,7 @@ fn run(cli: Cli) -> Result<(), Error> {
             xlsx,
             only,
             analyze,
+            html,
             execute,
             format,
         } => {
@@ -478,6 +503,7 @@ fn run(cli: Cli) -> Result<(), Error> {
             let outputs = CollectiveOutputs {
                 out: out.as_deref(),
                 xlsx: xlsx.as_deref(),
+                html: html.as_deref(),
                 only: only.as_deref(),
                 analyze,
                 format,
@@ -498,6 +524,7 @@ fn run(cli: Cli) -> Result<(), Error> {
             verdict,
             sql,
             repl,
+            html,
             format,
         } => {
             let request = CompareRequest {
@@ -512,6 +539,7 @@ fn run(cli: Cli) -> Result<(), Error> {
                 verdict,
                 sql,
                 repl,
+                html,
                 format,
             };
             compare(request, &catalog)
@@ -665,6 +693,7 @@ fn engine_with(traces: Vec<LoadedTrace>, catalog: &Catalog) -> Result<Engine, Er
 struct CollectiveOutputs<'a> {
     out: Option<&'a std::path::Path>,
     xlsx: Option<&'a std::path::Path>,
+    html: Option<&'a std::path::Path>,
     only: Option<&'a [String]>,
     analyze: bool,
     format: PrintFormat,
@@ -706,12 +735,40 @@ fn collectives(
     ))?;
     let label = format!("{ranks} ranks");
     let analysis = match outputs.analyze {
-        true => Some(rt.block_on(tracesql::analyze::analyze_scope(
-            &engine,
-            tracesql::analyze::runner::Scope::Run,
-        ))?),
+        true => {
+            let mut analysis = rt.block_on(tracesql::analyze::analyze_scope(
+                &engine,
+                tracesql::analyze::runner::Scope::Run,
+            ))?;
+            if outputs.out.is_some() {
+                // DIR/analysis/charts/: the run's pictures beside its report.
+                analysis.extra_figures =
+                    rt.block_on(tracesql::collectives::pictures::figures(&engine))?;
+            }
+            Some(analysis)
+        }
         false => None,
     };
+    let page = match outputs.html {
+        Some(_) => Some(rt.block_on(tracesql::collectives::pictures::page(
+            &engine,
+            &label,
+            &sheets,
+            |page| match &analysis {
+                Some(analysis) => tracesql::analyze::pictures::run_section(page, analysis),
+                None => Ok(()),
+            },
+        ))?),
+        None => None,
+    };
+    if let (Some(file), Some(page)) = (outputs.html, &page) {
+        write_html(file, page)?;
+        eprintln!(
+            "{label}: wrote {} ({} KiB)",
+            file.display(),
+            page.len() / 1024
+        );
+    }
     if let Some(file) = outputs.xlsx {
         // The about sheet names the run: its files, rank 0's GPU.
         let run = TraceInfo {
@@ -742,7 +799,7 @@ fn collectives(
             }
         }
         None => {
-            if outputs.xlsx.is_none() {
+            if outputs.xlsx.is_none() && outputs.html.is_none() {
                 print_sheets(
                     "collectives",
                     &sheets,
@@ -750,7 +807,7 @@ fn collectives(
                     outputs.only.is_none(),
                 )?;
             }
-            if let Some(analysis) = &analysis {
+            if let Some(analysis) = analysis.as_ref().filter(|_| outputs.html.is_none()) {
                 emit_analysis(&label, analysis, None)?;
             }
         }
@@ -938,14 +995,18 @@ fn print_sheets(
     Ok(())
 }
 
-/// `tracesql analyze`: one session per trace; with `--out`, the report files
-/// (in a subdirectory per trace when there are several).
-fn analyze(
-    traces: &[String],
-    catalog: &Catalog,
-    out_dir: Option<&std::path::Path>,
+/// Where `tracesql analyze` writes.
+struct AnalyzeOutputs<'a> {
+    dir: Option<&'a std::path::Path>,
+    html: Option<&'a std::path::Path>,
     replay: bool,
-) -> Result<(), Error> {
+}
+
+/// `tracesql analyze`: one session per trace; with `--out`, the report files
+/// (in a subdirectory per trace when there are several), with `--html` the
+/// one-file report.
+fn analyze(traces: &[String], catalog: &Catalog, outputs: AnalyzeOutputs) -> Result<(), Error> {
+    let (out_dir, replay) = (outputs.dir, outputs.replay);
     let rt = runtime()?;
     let loaded = load_traces(traces)?;
     let several = loaded.len() > 1;
@@ -989,6 +1050,23 @@ fn analyze(
             _ => None,
         };
         analyses.push((analysis, packages));
+    }
+    let mut pages = Vec::new();
+    if let Some(file) = outputs.html {
+        for (analysis, _) in &analyses {
+            let file = match several {
+                true => per_trace_file(file, &analysis.trace),
+                false => file.to_path_buf(),
+            };
+            pages.push((file, tracesql::analyze::pictures::html(analysis)?));
+        }
+    }
+    for (file, page) in pages {
+        write_html(&file, &page)?;
+        eprintln!("wrote {} ({} KiB)", file.display(), page.len() / 1024);
+    }
+    if outputs.html.is_some() && out_dir.is_none() {
+        return Ok(());
     }
     for (analysis, packages) in analyses {
         let name = &analysis.trace;
@@ -1119,6 +1197,12 @@ fn emit_analysis(
     Ok(())
 }
 
+/// Writes an HTML report atomically.
+fn write_html(file: &std::path::Path, page: &str) -> Result<(), Error> {
+    tracesql::output::atomic::write_file(file, |out| out.write_all(page.as_bytes()))
+        .map_err(|e| Error::Output(format!("{}: {e}", file.display())))
+}
+
 fn runtime() -> Result<tokio::runtime::Runtime, Error> {
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -1195,6 +1279,7 @@ struct CompareRequest {
     verdict: Option<std::path::PathBuf>,
     sql: Option<String>,
     repl: bool,
+    html: Option<std::path::PathBuf>,
     format: PrintFormat,
 }
 
@@ -1288,6 +1373,10 @@ fn compare(request: CompareRequest, catalog: &Catalog) -> Result<(), Error> {
         text.push('\n');
         text
     });
+    let page = match &request.html {
+        Some(_) => Some(rt.block_on(tracesql::compare::pictures::html(&engine, &labels))?),
+        None => None,
+    };
     if let Some(dir) = &request.out {
         let tracelens = if compat {
             let (files, notes) = comparison.tracelens_report_diff(&request.sheets)?;
@@ -1356,6 +1445,10 @@ fn compare(request: CompareRequest, catalog: &Catalog) -> Result<(), Error> {
             .map_err(|e| Error::Output(format!("{}: {e}", file.display())))?;
         eprintln!("wrote {} sheets to {}", sheets.len() + 1, file.display());
     }
+    if let (Some(file), Some(page)) = (&request.html, &page) {
+        write_html(file, page)?;
+        eprintln!("wrote {} ({} KiB)", file.display(), page.len() / 1024);
+    }
     if let Some(sql) = &request.sql {
         query(&engine, sql, request.format)?;
     } else if request.repl {
@@ -1363,7 +1456,7 @@ fn compare(request: CompareRequest, catalog: &Catalog) -> Result<(), Error> {
         if !tracesql::repl::run_engine(engine)? {
             std::process::exit(1);
         }
-    } else if request.out.is_none() && request.xlsx.is_none() {
+    } else if request.out.is_none() && request.xlsx.is_none() && request.html.is_none() {
         print_compare_summary(&labels, &sheets, request.format)?;
     }
     if let (Some(file), Some(text)) = (&request.verdict, &verdict_text) {

@@ -6,9 +6,11 @@
 //! view `priority_rule`), capped savings and order, and `recommendations` merges
 //! the findings about one subject; the report's other sections are catalog
 //! queries too (`summary_metrics`, `top_ops`, `category_manifest`,
-//! `category_ops`, `platform_peaks`). [`render`] only lays the results out
-//! (Markdown, CSV, JSON, terminal).
+//! `category_ops`, `platform_peaks`, and the charts' `chart_*`). [`render`]
+//! only lays the results out (Markdown, CSV, JSON, terminal), [`pictures`]
+//! draws them (SVG charts, the HTML report).
 
+pub mod pictures;
 pub mod render;
 pub mod runner;
 
@@ -18,7 +20,7 @@ use crate::Error;
 pub use runner::RuleRun;
 
 /// The catalog queries the report is made of, in the order they run.
-pub const SECTION_QUERIES: [&str; 8] = [
+pub const SECTION_QUERIES: [&str; 11] = [
     "findings",
     "recommendations",
     "priority_rule",
@@ -27,6 +29,9 @@ pub const SECTION_QUERIES: [&str; 8] = [
     "category_manifest",
     "category_ops",
     "platform_peaks",
+    "chart_gpu_timeline",
+    "chart_roofline",
+    "chart_roofs",
 ];
 
 /// A section's result: the query's name and version, its columns and rows
@@ -51,12 +56,21 @@ pub struct Analysis {
     pub categories: Table,
     pub category_ops: Table,
     pub peaks: Table,
+    /// The charts' data (`queries/charts/`): the GPU timeline's segments, the
+    /// roofline's points and roofs.
+    pub timeline_chart: Table,
+    pub roofline: Table,
+    pub roofs: Table,
     /// The trace_health_summary line ("reports cover 98.7% of GPU time; 2
     /// warnings: see trace_health"); None without that view.
     pub health: Option<String>,
     /// Replay packages of the recommendations (`analyze --replay`): a
     /// recommendation's `ex_uid` → its package, relative to the report.
     pub replay_packages: std::collections::BTreeMap<i64, String>,
+    /// Charts the caller drew for this analysis (a run's per-rank timeline and
+    /// wait heatmap, `collectives --analyze --out`), written and linked with
+    /// the analysis's own.
+    pub extra_figures: Vec<crate::charts::Figure>,
 }
 
 /// Runs the rules and the report's queries over the engine's (one) trace.
@@ -118,7 +132,11 @@ pub async fn analyze_scope(engine: &Engine, scope: runner::Scope) -> Result<Anal
         categories: next(),
         category_ops: next(),
         peaks: next(),
+        timeline_chart: next(),
+        roofline: next(),
+        roofs: next(),
         replay_packages: Default::default(),
+        extra_figures: Vec::new(),
         health,
     })
 }
@@ -131,27 +149,10 @@ async fn run_section(engine: &Engine, name: &str) -> Result<Table, Error> {
             "the catalog has no query `{name}`, which `analyze` needs"
         ))
     })?;
-    let fail = |e: &dyn std::fmt::Display| {
-        Error::Query(crate::one_line(&format!("{name} ({}): {e}", query.origin)))
-    };
-    let frame = engine
-        .context()
-        .sql(&query.sql)
+    let mut table = engine
+        .sheet(name, &query.sql)
         .await
-        .map_err(|e| fail(&e))?;
-    let header = frame
-        .schema()
-        .fields()
-        .iter()
-        .map(|f| f.name().clone())
-        .collect();
-    let batches = frame.collect().await.map_err(|e| fail(&e))?;
-    Ok(Table {
-        sheet: name.to_string(),
-        query_name: name.to_string(),
-        query_version: query.version,
-        header,
-        batches,
-        empty_text: None,
-    })
+        .map_err(|e| Error::Query(crate::one_line(&format!("{name} ({}): {e}", query.origin))))?;
+    table.query_version = query.version;
+    Ok(table)
 }

@@ -13,7 +13,11 @@ use super::{Analysis, Table};
 use crate::output::{atomic, report_csv};
 use crate::Error;
 
-/// The files `--out DIR` writes.
+/// The directory under `--out` that holds the charts (SVG), linked from the
+/// Markdown report.
+pub const CHARTS_DIR: &str = "charts";
+
+/// The files `--out DIR` writes (and `charts/*.svg`).
 pub const OUT_FILES: [&str; 4] = [
     "standalone_analysis.md",
     "findings.csv",
@@ -38,6 +42,17 @@ pub fn write_dir(dir: &Path, analysis: &Analysis) -> Result<(), Error> {
     let manifest = manifest_json(analysis)?;
     let mut staged = atomic::Staged::new();
     let err = |path: &Path, e: io::Error| Error::Output(format!("{}: {e}", path.display()));
+    let figures = super::pictures::figures(analysis);
+    if !figures.is_empty() {
+        let charts = dir.join(CHARTS_DIR);
+        std::fs::create_dir_all(&charts).map_err(|e| err(&charts, e))?;
+    }
+    for figure in &figures {
+        let path = dir.join(CHARTS_DIR).join(&figure.file);
+        staged
+            .stage(&path, |out| out.write_all(figure.svg.as_bytes()))
+            .map_err(|e| err(&path, e))?;
+    }
     let path = dir.join(OUT_FILES[0]);
     staged
         .stage(&path, |out| markdown(out, analysis))
@@ -223,6 +238,11 @@ pub fn markdown(out: &mut dyn Write, analysis: &Analysis) -> io::Result<()> {
             out,
             "Trace health: {line} (`SELECT * FROM trace_health` lists every check).\n"
         )?;
+    }
+    let figures = super::pictures::figures(analysis);
+    if !figures.is_empty() {
+        writeln!(out, "### Charts\n")?;
+        write!(out, "{}", super::pictures::markdown_links(&figures))?;
     }
     writeln!(out, "## Recommendations\n")?;
     recommendations(out, analysis, true)?;
@@ -587,6 +607,9 @@ fn appendix(out: &mut dyn Write, analysis: &Analysis) -> io::Result<()> {
         &analysis.categories,
         &analysis.category_ops,
         &analysis.peaks,
+        &analysis.timeline_chart,
+        &analysis.roofline,
+        &analysis.roofs,
     ];
     let rows: Vec<Vec<String>> = sections
         .iter()

@@ -6,6 +6,8 @@
 //! it; this module only resolves inputs and ranks (the `ranks` table) and hands
 //! the session to the report runner.
 
+pub mod pictures;
+
 use std::path::{Path, PathBuf};
 
 use datafusion::arrow::array::{Array, AsArray, Int64Array, StringArray};

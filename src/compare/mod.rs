@@ -10,6 +10,7 @@
 
 pub mod comparative;
 pub mod frame;
+pub mod pictures;
 pub mod report_diff;
 pub mod tracediff;
 
@@ -627,19 +628,7 @@ async fn sql_sheet(
     sql: &str,
     fail: impl Fn(datafusion::error::DataFusionError) -> Error,
 ) -> Result<Sheet, Error> {
-    let frame = engine.context().sql(sql).await.map_err(&fail)?;
-    let header = frame
-        .schema()
-        .fields()
-        .iter()
-        .map(|f| f.name().clone())
-        .collect();
-    let batches = frame.collect().await.map_err(&fail)?;
-    Ok(Sheet {
-        header,
-        batches,
-        ..Sheet::default()
-    })
+    engine.sheet("", sql).await.map_err(fail)
 }
 
 /// The rows of `comparison` a gate's predicate selects.

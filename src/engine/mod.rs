@@ -209,6 +209,30 @@ impl Engine {
         &self.ctx
     }
 
+    /// The rows of `sql` as a sheet named `name` (query name too): its header
+    /// from the plan, so an empty result keeps its columns.
+    pub async fn sheet(
+        &self,
+        name: &str,
+        sql: &str,
+    ) -> Result<crate::output::Sheet, DataFusionError> {
+        let frame = self.ctx.sql(sql).await?;
+        let header = frame
+            .schema()
+            .fields()
+            .iter()
+            .map(|f| f.name().clone())
+            .collect();
+        let batches = frame.collect().await?;
+        Ok(crate::output::Sheet {
+            sheet: name.to_string(),
+            query_name: name.to_string(),
+            header,
+            batches,
+            ..Default::default()
+        })
+    }
+
     pub fn trace_names(&self) -> &[String] {
         &self.trace_names
     }

@@ -352,6 +352,7 @@ fn cli_writes_the_four_files_and_ranks_a_user_rule() {
         files,
         [
             "category_manifest.json",
+            "charts",
             "findings.csv",
             "findings.json",
             "standalone_analysis.md"
@@ -522,6 +523,8 @@ fn report_sections_in_order_on_a_conformance_trace() {
         "| Top category by GPU time |",
         "| Flash attention used |",
         "### Top operations",
+        "### Charts",
+        "![GPU timeline](charts/gpu_timeline.svg)",
         "## Recommendations",
         "## Detailed analysis",
         "### Categories",

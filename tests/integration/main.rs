@@ -16,6 +16,7 @@ mod analyze_rules;
 mod args_reread;
 mod bad_input;
 mod catalog;
+mod charts;
 mod cli_tables;
 mod collectives;
 mod compare;
