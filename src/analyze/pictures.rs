@@ -121,24 +121,6 @@ fn top_ops(table: &Table) -> String {
     chart.render("Top operations by GPU time")
 }
 
-/// The Markdown lines that show the charts written under `charts/`.
-pub fn markdown_links(figures: &[Figure]) -> String {
-    let mut text = String::new();
-    for f in figures {
-        let queries: Vec<String> = f
-            .queries()
-            .map(|q| format!("`SELECT * FROM {q}`"))
-            .collect();
-        text.push_str(&format!(
-            "![{}](charts/{})\n\n*Data: {}*\n\n",
-            f.title,
-            f.file,
-            queries.join(" and ")
-        ));
-    }
-    text
-}
-
 /// The whole analysis as one self-contained HTML page.
 pub fn html(analysis: &Analysis) -> Result<String, Error> {
     let figures = figures(analysis);

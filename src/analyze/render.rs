@@ -242,7 +242,7 @@ pub fn markdown(out: &mut dyn Write, analysis: &Analysis) -> io::Result<()> {
     let figures = super::pictures::figures(analysis);
     if !figures.is_empty() {
         writeln!(out, "### Charts\n")?;
-        write!(out, "{}", super::pictures::markdown_links(&figures))?;
+        write!(out, "{}", crate::charts::markdown_links(&figures))?;
     }
     writeln!(out, "## Recommendations\n")?;
     recommendations(out, analysis, true)?;

@@ -47,6 +47,25 @@ impl Figure {
     }
 }
 
+/// The Markdown that shows `figures` written under `charts/` beside the
+/// report, each captioned with the queries its data comes from.
+pub fn markdown_links(figures: &[Figure]) -> String {
+    let mut text = String::new();
+    for f in figures {
+        let queries: Vec<String> = f
+            .queries()
+            .map(|q| format!("`SELECT * FROM {q}`"))
+            .collect();
+        text.push_str(&format!(
+            "![{}](charts/{})\n\n*Data: {}*\n\n",
+            f.title,
+            f.file,
+            queries.join(" and ")
+        ));
+    }
+    text
+}
+
 /// A column of a sheet as numbers (NULL, text and a missing column as None).
 pub fn numbers(sheet: &Sheet, name: &str) -> Vec<Option<f64>> {
     let Some(index) = sheet.column(name) else {

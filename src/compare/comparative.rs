@@ -35,6 +35,9 @@ pub struct Comparative {
     pub findings: Sheet,
     pub platforms: Sheet,
     pub tolerance_pct: String,
+    /// The comparison's charts (`compare --html`'s), written under `charts/`
+    /// and linked from the report.
+    pub figures: Vec<crate::charts::Figure>,
 }
 
 async fn view(engine: &Engine, name: &str) -> Result<Sheet, Error> {
@@ -93,6 +96,15 @@ pub async fn comparative(engine: &Engine, comparison: &Comparison) -> Result<Com
         findings: view(engine, "comparative_findings").await?,
         platforms,
         tolerance_pct,
+        figures: super::pictures::draw(
+            engine,
+            &[
+                comparison.base.label.clone(),
+                comparison.target.label.clone(),
+            ],
+        )
+        .await?
+        .figures,
     })
 }
 
@@ -167,6 +179,10 @@ pub fn markdown(out: &mut dyn Write, c: &Comparative) -> io::Result<()> {
         &header(&["Check", "Reference", "Target", "Verdict"]),
         &rows(&c.comparability, &["check", "base", "target", "verdict"]),
     )?;
+    if !c.figures.is_empty() {
+        writeln!(out, "### Charts\n")?;
+        write!(out, "{}", crate::charts::markdown_links(&c.figures))?;
+    }
     writeln!(out, "## Recommendations for {}\n", c.target)?;
     if findings == 0 {
         writeln!(
@@ -258,6 +274,16 @@ pub fn write_dir(dir: &Path, c: &Comparative) -> Result<(), Error> {
     let json = serde_json::Value::Array(table_json(&c.findings)?);
     let json = serde_json::to_string_pretty(&json).map_err(|e| Error::Output(e.to_string()))?;
     let mut staged = atomic::Staged::new();
+    if !c.figures.is_empty() {
+        let charts = dir.join("charts");
+        std::fs::create_dir_all(&charts).map_err(|e| fail(&charts, e))?;
+    }
+    for figure in &c.figures {
+        let path = dir.join("charts").join(&figure.file);
+        staged
+            .stage(&path, |out| out.write_all(figure.svg.as_bytes()))
+            .map_err(|e| fail(&path, e))?;
+    }
     let [md, csv, json_file] = OUT_FILES.map(|f| dir.join(f));
     staged
         .stage(&md, |out| markdown(out, c))

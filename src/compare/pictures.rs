@@ -32,49 +32,46 @@ async fn view(engine: &Engine, name: &str) -> Result<Sheet, Error> {
         .map_err(|e| Error::query(format!("{name}: {e}")))
 }
 
-/// The comparison's HTML page; `labels` are the sides' (base, target).
-pub async fn html(engine: &Engine, labels: &[String; 2]) -> Result<String, Error> {
+/// The comparison's charts and the tables shown beside them.
+pub struct Drawn {
+    /// In page order: the GPU timelines, the waterfall, the changed ops, a
+    /// roofline per side (those with points).
+    pub figures: Vec<Figure>,
+    pub timeline: Sheet,
+    pub categories: Sheet,
+}
+
+/// Draws the comparison's charts; `labels` are the sides' (base, target).
+pub async fn draw(engine: &Engine, labels: &[String; 2]) -> Result<Drawn, Error> {
     let timeline = view(engine, "compare_gpu_timeline").await?;
     let waterfall = view(engine, "chart_compare_waterfall").await?;
     let ops = view(engine, "compare_ops_summary").await?;
     let categories = view(engine, "compare_ops_by_category").await?;
     let points = view(engine, "chart_compare_roofline").await?;
     let roofs = view(engine, "chart_compare_roofs").await?;
-    let mut page = Page::new(
-        &format!("Comparison: {} vs {}", labels[0], labels[1]),
-        "tracesql compare · target − base; times per run (or per profiler step)",
-    );
-    page.section("GPU timeline");
-    page.figure(&Figure::new(
+    let mut figures = vec![Figure::new(
         "compare_gpu_timeline.svg",
         "GPU timeline",
         "compare_gpu_timeline",
         timelines(&timeline, labels),
-    ));
-    page.sheet(&timeline, usize::MAX);
-    page.section("Where the difference went");
+    )];
     if waterfall.rows() > 0 {
-        page.figure(&Figure::new(
+        figures.push(Figure::new(
             "waterfall.svg",
             "Where the difference went",
             "chart_compare_waterfall",
             steps(&waterfall, labels),
         ));
     }
-    page.sheet(&categories, 30);
-    page.section("Ops that changed most");
     if ops.rows() > 0 {
-        page.figure(&Figure::new(
+        figures.push(Figure::new(
             "changed_ops.svg",
             "Ops that changed most",
             "compare_ops_summary",
             changed_ops(&ops),
         ));
-    } else {
-        page.paragraph("No op has GPU time on either side.");
     }
     for (side, label) in ["base", "target"].iter().zip(labels) {
-        page.section(&format!("Roofline: {label}"));
         let platform = texts(&roofs, "side")
             .iter()
             .zip(texts(&roofs, "platform"))
@@ -88,15 +85,42 @@ pub async fn html(engine: &Engine, labels: &[String; 2]) -> Result<String, Error
         };
         let chart = crate::charts::roofline(&points, &roofs, Some(side), subtitle);
         if chart.points.is_empty() {
-            page.paragraph("No op of this side has a perf model with FLOPs.");
             continue;
         }
-        page.figure(&Figure::new(
+        let title = format!("Roofline: {label}");
+        figures.push(Figure::new(
             &format!("roofline_{side}.svg"),
-            &format!("Roofline: {label}"),
+            &title,
             "chart_compare_roofline, chart_compare_roofs",
-            chart.render(&format!("Roofline: {label}")),
+            chart.render(&title),
         ));
+    }
+    Ok(Drawn {
+        figures,
+        timeline,
+        categories,
+    })
+}
+
+/// The comparison's HTML page; `labels` are the sides' (base, target).
+pub async fn html(engine: &Engine, labels: &[String; 2]) -> Result<String, Error> {
+    let drawn = draw(engine, labels).await?;
+    let mut page = Page::new(
+        &format!("Comparison: {} vs {}", labels[0], labels[1]),
+        "tracesql compare · target − base; times per run (or per profiler step)",
+    );
+    for figure in &drawn.figures {
+        page.section(&figure.title);
+        page.figure(figure);
+        // The numbers under the charts they explain.
+        match figure.file.as_str() {
+            "compare_gpu_timeline.svg" => page.sheet(&drawn.timeline, usize::MAX),
+            "waterfall.svg" => page.sheet(&drawn.categories, 30),
+            _ => {}
+        }
+    }
+    if !drawn.figures.iter().any(|f| f.file == "changed_ops.svg") {
+        page.paragraph("No op has GPU time on either side.");
     }
     Ok(page.finish())
 }

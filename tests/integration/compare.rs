@@ -435,11 +435,21 @@ fn comparative_analysis_expects_the_ratio_of_the_two_rooflines() {
     assert_eq!(
         files,
         [
+            "changed_ops.svg",
+            "compare_gpu_timeline.svg",
+            "roofline_base.svg",
+            "roofline_target.svg",
+            "waterfall.svg",
             "comparative_analysis.md",
             "comparison_findings.csv",
-            "comparison_findings.json"
+            "comparison_findings.json",
         ]
     );
+    // The charts are linked from the report.
+    let md = std::fs::read_to_string(out.join("comparative_analysis.md")).expect("md");
+    for file in ["waterfall.svg", "roofline_base.svg"] {
+        assert!(md.contains(&format!("](charts/{file})")), "{file} linked");
+    }
     let unified = report_sheet(&trace, "unified_perf_summary");
     let findings = Table::read(&out.join("comparison_findings.csv")).expect("findings");
     let json: serde_json::Value = serde_json::from_str(

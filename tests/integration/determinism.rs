@@ -1,6 +1,7 @@
 //! The same input gives the same bytes: every file `report --out`, `report
-//! --xlsx`, `export --parquet`, `analyze --out` (standalone and comparative) and
-//! `compare --out / --xlsx` (default and `--tracelens-compat`) write is byte-identical
+//! --xlsx`, `export --parquet`, `analyze --out / --html` (standalone and
+//! comparative, charts included) and `compare --out / --xlsx / --html` (default
+//! and `--tracelens-compat`) write is byte-identical
 //! between two runs (reports run side by side as tasks, views are computed in
 //! whatever order the scheduler picks, so row order and file contents must not
 //! depend on it).
@@ -29,11 +30,14 @@ fn write_everything(trace: &str, out: &Path) {
             "H100",
             "--out",
             &dir("analysis"),
+            "--html",
+            &dir("analysis.html"),
         ])
         .ok();
     tracesql()
         .args(["compare", trace, trace, "--out", &dir("compare")])
         .args(["--xlsx", &dir("compare.xlsx")])
+        .args(["--html", &dir("compare.html")])
         .ok();
     tracesql()
         .args(["--tracelens-compat", "compare", trace, trace])
@@ -82,6 +86,10 @@ fn assert_same_bytes_twice(trace: &str) {
         "compare_compat/compare_perf_reports/gpu_timeline.csv",
         "compare_compat/tracediff/merged_tree_output.txt",
         "comparative/comparative_analysis.md",
+        "comparative/charts/waterfall.svg",
+        "analysis/charts/gpu_timeline.svg",
+        "analysis.html",
+        "compare.html",
     ] {
         assert!(first.contains_key(Path::new(kind)), "{trace}: no {kind}");
     }
