@@ -507,3 +507,162 @@ fn a_launch_from_another_thread_belongs_to_the_step_not_to_an_annotation_of_anot
         ]
     );
 }
+
+fn compile_step() -> String {
+    fixture("field/compile_step.json")
+}
+
+/// A torch.compile'd training step: the Triton kernels, launched through
+/// cuLaunchKernel with no aten op above them, belong to AOTAutograd's
+/// CompiledFunction / CompiledFunctionBackward (the compiled region's op, as in
+/// TraceLens) and keep their fused names; no sheet or finding names a launch
+/// call as an operation.
+#[test]
+fn compiled_step_triton_kernels_land_on_the_compiled_function_never_on_a_launch_call() {
+    let trace = compile_step();
+    let totals = "SELECT computation_time, busy_time, idle_time, total_time, total_comm_time \
+                  FROM gpu_time_totals";
+    let kernels = "SELECT name, class, scope_name, scope_kind, launch_name FROM linked_kernels \
+                   WHERE name LIKE 'triton%' ORDER BY ts";
+    let launchers = "SELECT name, direct_kernel_count, total_direct_kernel_time, \
+                     total_subtree_kernel_time FROM launchers ORDER BY ts";
+    let triton = |name: &str, scope: &str| strs(&[name, "compute", scope, "op", "cuLaunchKernel"]);
+    let forward = "CompiledFunction";
+    let backward = "CompiledFunctionBackward";
+    // Every kernel has a cpu_op above its launch: TraceLens attributes the same.
+    for flags in [&[][..], &["--tracelens-compat"][..]] {
+        assert_eq!(
+            csv_rows(flags, &trace, totals)[1],
+            strs(&["740.0", "740.0", "100.0", "840.0", "0.0"])
+        );
+        assert_eq!(
+            csv_rows(flags, &trace, kernels)[1..],
+            [
+                triton("triton_poi_fused_add_mul_0", forward),
+                triton("triton_red_fused__softmax_1", forward),
+                triton("triton_per_fused_native_layer_norm_2", forward),
+                triton("triton_per_fused_native_layer_norm_backward_0", backward),
+                triton("triton_poi_fused__softmax_backward_data_mul_1", backward),
+            ]
+        );
+        assert_eq!(
+            csv_rows(flags, &trace, launchers)[1..],
+            [
+                strs(&[forward, "3", "100.0", "300.0"]),
+                strs(&["aten::mm", "1", "200.0", "200.0"]),
+                strs(&[backward, "2", "100.0", "400.0"]),
+                strs(&["aten::mm", "1", "300.0", "300.0"]),
+                strs(&["aten::_foreach_add_", "1", "40.0", "40.0"]),
+            ]
+        );
+    }
+    let out = tempfile::tempdir().expect("temp dir");
+    let run = tracesql()
+        .args(["report", &trace, "--out"])
+        .arg(out.path().join("report"))
+        .run();
+    assert!(run.success(), "{}", run.stderr);
+    let run = tracesql()
+        .args(["analyze", &trace, "--out"])
+        .arg(out.path().join("analyze"))
+        .run();
+    assert!(run.success(), "{}", run.stderr);
+    let mut files = 0;
+    for dir in ["report", "analyze"] {
+        for entry in std::fs::read_dir(out.path().join(dir)).expect("dir") {
+            let path = entry.expect("entry").path();
+            let Ok(text) = std::fs::read_to_string(&path) else {
+                continue;
+            };
+            files += 1;
+            assert!(!text.contains("LaunchKernel"), "{}: {text}", path.display());
+        }
+    }
+    assert!(files > 10, "{files} files");
+    let sheet = |name: &str| {
+        let path = out.path().join("report").join(name);
+        let mut reader = csv::Reader::from_path(&path).expect("sheet");
+        let header = reader.headers().expect("header").clone();
+        let rows: Vec<csv::StringRecord> = reader.records().map(|r| r.expect("row")).collect();
+        (header, rows)
+    };
+    // kernel_summary: each fused kernel under its name, below its compiled op.
+    let (header, rows) = sheet("kernel_summary.csv");
+    let col = |name: &str| header.iter().position(|h| h == name).expect(name);
+    let (parent, kernel, time) = (
+        col("Parent cpu_op"),
+        col("Kernel name"),
+        col("Kernel duration (µs)_sum"),
+    );
+    let mut fused: Vec<(&str, &str, &str)> = rows
+        .iter()
+        .filter(|r| r[kernel].starts_with("triton_"))
+        .map(|r| (&r[kernel], &r[parent], &r[time]))
+        .collect();
+    fused.sort();
+    assert_eq!(
+        fused,
+        [
+            ("triton_per_fused_native_layer_norm_2", forward, "20"),
+            (
+                "triton_per_fused_native_layer_norm_backward_0",
+                backward,
+                "40"
+            ),
+            (
+                "triton_poi_fused__softmax_backward_data_mul_1",
+                backward,
+                "60"
+            ),
+            ("triton_poi_fused_add_mul_0", forward, "30"),
+            ("triton_red_fused__softmax_1", forward, "50"),
+        ]
+    );
+    // unified_perf_summary: synthetic ops named after the compiled op.
+    let (_, rows) = sheet("unified_perf_summary.csv");
+    let mut synthetic: Vec<&str> = rows
+        .iter()
+        .map(|r| &r[0])
+        .filter(|n| n.ends_with("(Synthetic Op)"))
+        .collect();
+    synthetic.sort();
+    assert_eq!(
+        synthetic,
+        [
+            "CompiledFunction->triton_per_fused_native_layer_norm_2 (Synthetic Op)",
+            "CompiledFunction->triton_poi_fused_add_mul_0 (Synthetic Op)",
+            "CompiledFunction->triton_red_fused__softmax_1 (Synthetic Op)",
+            "CompiledFunctionBackward->triton_per_fused_native_layer_norm_backward_0 (Synthetic Op)",
+            "CompiledFunctionBackward->triton_poi_fused__softmax_backward_data_mul_1 (Synthetic Op)",
+        ]
+    );
+}
+
+/// The compiled region and each compiled graph's call are phases holding
+/// their Triton kernels and extern GEMM; the backward graph's launches come
+/// from autograd's thread, which only ProfilerStep#N spans.
+#[test]
+fn compiled_regions_and_graph_calls_are_phases() {
+    let rows = csv_rows(
+        &[],
+        &compile_step(),
+        "SELECT split_part(name, ' f', 1), source, kernels, gpu_busy_time, compute_time, comm_time \
+         FROM phases ORDER BY ts, source",
+    );
+    let row = |name: &str, source: &str, kernels: &str, busy: &str| {
+        strs(&[name, source, kernels, busy, busy, "0.0"])
+    };
+    let graph = "## Call CompiledFxGraph";
+    assert_eq!(
+        rows[1..],
+        [
+            row("ProfilerStep#3", "cpu", "8", "740.0"),
+            row("Torch-Compiled Region: 0/0", "cpu", "4", "300.0"),
+            row(graph, "cpu", "4", "300.0"),
+            row(graph, "gpu", "4", "300.0"),
+            row(graph, "cpu", "3", "400.0"),
+            row(graph, "gpu", "3", "400.0"),
+            row("Optimizer.step#AdamW.step", "cpu", "1", "40.0"),
+        ]
+    );
+}
