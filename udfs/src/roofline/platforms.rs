@@ -100,7 +100,7 @@ const BUILTIN: &[Row] = &[
     (
         "MI355X",
         8.0,
-        [Some(78.6), Some(157.3), Some(2516.6), Some(2516.6), Some(5033.2), Some(10066.4),
+        [Some(78.6), Some(157.3), Some(2516.6), Some(2516.6), Some(5033.2), Some(10066.3),
          Some(78.6), Some(157.3), Some(157.3), Some(157.3)],
         "AMD Instinct MI355X datasheet (dense); vector fp16/bf16 taken equal to vector fp32",
     ),
@@ -109,7 +109,7 @@ const BUILTIN: &[Row] = &[
         19.6,
         [None, None, Some(10000.0), Some(10000.0), Some(20000.0), Some(40000.0),
          None, None, None, None],
-        "AMD Instinct MI400 series announcement (HBM4 19.6 TB/s, 20 PF FP8, 40 PF FP4); fp16/bf16 taken as half of fp8; preliminary",
+        "AMD Instinct MI400 series announcement (HBM4 19.6 TB/s, 20 PF FP8, 40 PF FP4); fp16/bf16 taken as half of fp8; preliminary: AMD gives no dense/sparse basis, and press reports call it 2x MI350's sparse figures, so dense peaks may be half these",
     ),
     (
         "MI210",
@@ -142,9 +142,9 @@ const BUILTIN: &[Row] = &[
     (
         "B200",
         8.0,
-        [Some(40.0), Some(80.0), Some(2250.0), Some(2250.0), Some(4500.0), Some(9000.0),
-         Some(40.0), Some(80.0), Some(160.0), Some(160.0)],
-        "NVIDIA B200 datasheet (dense tensor core, half the sparse figures); vector fp16/bf16 taken as 2x fp32",
+        [Some(37.0), Some(75.0), Some(2250.0), Some(2250.0), Some(4500.0), Some(9000.0),
+         Some(37.0), Some(75.0), Some(150.0), Some(150.0)],
+        "NVIDIA B200 datasheet (dense tensor core, half the sparse figures); FP64 37 and FP32 75 TFLOPS per GPU as NVIDIA's current HGX B200 table gives them (296 / 600 TF per 8 GPUs; earlier material said 40 / 80); memory 8 TB/s as the DGX B200 datasheet (that table says 7.7); vector fp16/bf16 taken as 2x fp32",
     ),
     (
         "V100",
@@ -221,9 +221,9 @@ const BUILTIN: &[Row] = &[
     (
         "GB200",
         8.0,
-        [Some(45.0), Some(90.0), Some(2500.0), Some(2500.0), Some(5000.0), Some(10000.0),
-         Some(45.0), Some(90.0), Some(180.0), Some(180.0)],
-        "NVIDIA GB200 NVL72 datasheet per GPU (1/72 of the rack, one B200-class GPU of the superchip; dense = half the sparse figures; 186 GB HBM3e at 8 TB/s); vector fp16/bf16 taken as 2x fp32",
+        [Some(40.0), Some(80.0), Some(2500.0), Some(2500.0), Some(5000.0), Some(10000.0),
+         Some(40.0), Some(80.0), Some(160.0), Some(160.0)],
+        "NVIDIA GB200 NVL72 datasheet per GPU (1/72 of the rack, one B200-class GPU of the superchip; dense = half the sparse figures; 186 GB HBM3e at 8 TB/s; FP64 40 and FP32 80 TFLOPS as NVIDIA's current table gives them, the GTC 2024 figures were 45 / 90); vector fp16/bf16 taken as 2x fp32",
     ),
     (
         "L40S",
@@ -256,7 +256,7 @@ const BUILTIN: &[Row] = &[
     (
         "MI350X",
         8.0,
-        [Some(72.1), Some(144.2), Some(2306.9), Some(2306.9), Some(4613.8), Some(9227.5),
+        [Some(72.1), Some(144.2), Some(2306.9), Some(2306.9), Some(4613.7), Some(9227.5),
          Some(72.1), Some(144.2), Some(144.2), Some(144.2)],
         "AMD Instinct MI350X datasheet (dense; 2.2 GHz vs MI355X's 2.4); vector fp16/bf16 taken equal to vector fp32",
     ),
