@@ -1,5 +1,5 @@
 -- name: kernel_summary
--- version: 2
+-- version: 3
 -- kind: report
 -- order: 20
 -- description: GPU kernel time per (parent op category, parent cpu_op, kernel, stream), largest first, as % of all kernel time and of the GPU span.
@@ -20,7 +20,8 @@
 --   "Kernel duration (µs)_min": minimum duration, µs
 --   "Kernel duration (µs)_max": maximum duration, µs
 --   "Percent of kernels time (%)": summed duration as % of all kernels' duration
---   "Percent of total time (%)": summed duration as % of the trace's GPU span
+--   "Percent of total time (%)": summed duration as % of the GPU span of all GPU
+--     work, linked or not (kernel_share_base; the linked span under --tracelens-compat)
 WITH rows AS (
   SELECT trace, parent_category AS "Parent op category",
          coalesce(parent_name, launcher_name) AS "Parent cpu_op",
@@ -44,6 +45,6 @@ SELECT g."Parent op category", g."Parent cpu_op", g."Kernel name", g."Kernel str
        g."Kernel duration (µs)_sum" / sum(g."Kernel duration (µs)_sum") OVER () * 100
          AS "Percent of kernels time (%)",
        g."Kernel duration (µs)_sum" / t.total_time * 100 AS "Percent of total time (%)"
-FROM groups g JOIN gpu_time_totals t ON t.trace = g.trace
+FROM groups g JOIN kernel_share_base t ON t.trace = g.trace
 ORDER BY g."Kernel duration (µs)_sum" DESC, g."Parent op category", g."Parent cpu_op",
          g."Kernel name", g."Kernel stream"

@@ -1,5 +1,5 @@
 -- name: kernel_summary_gpu_only
--- version: 2
+-- version: 3
 -- kind: report
 -- order: 20
 -- sheet: kernel_summary
@@ -19,7 +19,8 @@
 --   "Kernel duration (µs)_min": minimum duration, µs
 --   "Kernel duration (µs)_max": maximum duration, µs
 --   "Percent of kernels time (%)": summed duration as % of all kernels' duration
---   "Percent of total time (%)": summed duration as % of the trace's GPU span
+--   "Percent of total time (%)": summed duration as % of the GPU span of all GPU
+--     work, linked or not (kernel_share_base; the linked span under --tracelens-compat)
 WITH groups AS (
   SELECT trace, parent_category AS "Parent op category", name AS "Kernel name",
          stream AS "Kernel stream",
@@ -38,6 +39,6 @@ SELECT g."Parent op category", g."Kernel name", g."Kernel stream",
        g."Kernel duration (µs)_sum" / sum(g."Kernel duration (µs)_sum") OVER () * 100
          AS "Percent of kernels time (%)",
        g."Kernel duration (µs)_sum" / t.total_time * 100 AS "Percent of total time (%)"
-FROM groups g JOIN gpu_time_totals t ON t.trace = g.trace
+FROM groups g JOIN kernel_share_base t ON t.trace = g.trace
 ORDER BY g."Kernel duration (µs)_sum" DESC, g."Parent op category", g."Kernel name",
          g."Kernel stream"

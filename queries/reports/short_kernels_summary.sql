@@ -1,5 +1,5 @@
 -- name: short_kernels_summary
--- version: 3
+-- version: 4
 -- kind: report
 -- order: 22
 -- empty: write
@@ -27,7 +27,8 @@
 --   "Short Kernel count": those kernels
 --   "Short Kernel duration (µs) mean": their mean duration, µs
 --   "Short Kernel duration (µs) percent of total time": summed duration as % of the
---     trace's GPU span
+--     GPU span of all GPU work, linked or not (kernel_share_base; the linked span
+--     under --tracelens-compat)
 WITH short AS (
   SELECT trace, uid, parent_name AS "Parent cpu_op",
          py_repr(input_dims_json) AS "Input dims",
@@ -54,6 +55,6 @@ SELECT g."Parent cpu_op", g."Input dims", g."Input strides", g."Concrete Inputs"
        g."Short Kernel duration (µs) mean",
        g."Short Kernel duration (µs) sum" / t.total_time * 100
          AS "Short Kernel duration (µs) percent of total time"
-FROM groups g JOIN gpu_time_totals t ON t.trace = g.trace
+FROM groups g JOIN kernel_share_base t ON t.trace = g.trace
 ORDER BY g."Short Kernel duration (µs) sum" DESC, g."Short Kernel count",
          g."Short Kernel duration (µs) mean", g.first_uid

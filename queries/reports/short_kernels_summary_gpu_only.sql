@@ -1,5 +1,5 @@
 -- name: short_kernels_summary_gpu_only
--- version: 2
+-- version: 3
 -- kind: report
 -- order: 22
 -- sheet: short_kernels_summary
@@ -15,7 +15,8 @@
 --   "Short Kernel count": those kernels
 --   "Short Kernel duration (µs) mean": their mean duration, µs
 --   "Short Kernel duration (µs) percent of total time": summed duration as % of the
---     trace's GPU span
+--     GPU span of all GPU work, linked or not (kernel_share_base; the linked span
+--     under --tracelens-compat)
 WITH groups AS (
   SELECT trace, name AS "Kernel name",
          sum(dur) AS "Short Kernel duration (µs) sum",
@@ -30,6 +31,6 @@ SELECT g."Kernel name", g."Short Kernel duration (µs) sum", g."Short Kernel cou
        g."Short Kernel duration (µs) mean",
        g."Short Kernel duration (µs) sum" / t.total_time * 100
          AS "Short Kernel duration (µs) percent of total time"
-FROM groups g JOIN gpu_time_totals t ON t.trace = g.trace
+FROM groups g JOIN kernel_share_base t ON t.trace = g.trace
 ORDER BY g."Short Kernel duration (µs) sum" DESC, g."Short Kernel count",
          g."Short Kernel duration (µs) mean", g.first_uid

@@ -35,4 +35,5 @@ mod perf_sheets;
 mod platform_roofline;
 mod repl;
 mod replay;
+mod shares;
 mod trace_health;
