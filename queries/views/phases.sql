@@ -1,5 +1,5 @@
 -- name: phases
--- version: 1
+-- version: 2
 -- kind: view
 -- description: One row per annotation instance (record_function ranges, ProfilerStep#N, torch.compile regions; gpu_user_annotation ranges where the trace has them): the GPU time of the kernels launched inside it, by class, and its communication hidden under computation vs exposed.
 --
@@ -35,7 +35,9 @@ WITH ann AS (
     CASE cat WHEN 'gpu_user_annotation' THEN 'gpu' ELSE 'cpu' END AS source,
     cat = 'user_annotation' AND starts_with(name, 'ProfilerStep#') AS process_wide
   FROM events
-  WHERE cat IN ('user_annotation', 'gpu_user_annotation') AND ph = 'X' AND dur > 0
+  WHERE (cat IN ('user_annotation', 'gpu_user_annotation')
+         OR (cat = 'cpu_op' AND starts_with(name, 'Torch-Compiled Region')))
+    AND ph = 'X' AND dur > 0
 ),
 -- Time buckets, so that the containment join is an equi-join on the bucket:
 -- 4096 per trace span, at least 100 µs wide.

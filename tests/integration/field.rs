@@ -666,3 +666,39 @@ fn compiled_regions_and_graph_calls_are_phases() {
         ]
     );
 }
+
+/// Newer PyTorch writes `Torch-Compiled Region: 0/0` as a cpu_op, not an
+/// annotation (the shared triton trace): it is a phase all the same, holding
+/// the GPU work of the ops under it in the call tree.
+#[test]
+fn a_compiled_region_written_as_a_cpu_op_is_a_phase() {
+    let Some(data) = crate::util::conformance_dir() else {
+        return;
+    };
+    let trace = data.join("traces/triton/trace.json.gz");
+    let trace = trace.to_string_lossy();
+    let phase = csv_rows(
+        &[],
+        &trace,
+        "SELECT source, kernels, gpu_busy_time FROM phases \
+         WHERE name = 'Torch-Compiled Region: 0/0'",
+    );
+    // Independently: the kernels whose call-tree ancestors include the region.
+    let tree = csv_rows(
+        &[],
+        &trace,
+        "SELECT count(*), busy_time(k.ts, k.t_end) FROM linked_kernels k \
+         WHERE k.uid IN (SELECT a.kernel_uid FROM kernel_ancestors a \
+           JOIN events e ON e.trace = a.trace AND e.uid = a.ancestor_uid \
+           WHERE e.name = 'Torch-Compiled Region: 0/0' AND e.cat = 'cpu_op')",
+    );
+    assert_eq!(phase.len(), 2, "a header and one phase: {phase:?}");
+    assert_eq!(phase[1][0], "cpu");
+    assert_eq!(phase[1][1], tree[1][0]);
+    assert!(tree[1][0].parse::<i64>().expect("count") > 0);
+    let (busy, want): (f64, f64) = (
+        phase[1][2].parse().expect("busy"),
+        tree[1][1].parse().expect("busy"),
+    );
+    assert!((busy - want).abs() < 1e-6, "{busy} vs {want}");
+}
