@@ -72,8 +72,13 @@ fn trim(text: &str) -> String {
     text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
-/// A coordinate with two decimals at most (keeps files small).
+/// A coordinate with two decimals at most (keeps files small); a value that
+/// is not finite (NaN from a bad row) is drawn at 0 rather than written as
+/// `NaN`, which no viewer can place.
 fn c(value: f64) -> String {
+    if !value.is_finite() {
+        return "0".into();
+    }
     trim(&format!("{value:.2}"))
 }
 
@@ -334,6 +339,14 @@ mod tests {
             escape("a<b & \"c\" 'd'\u{1}"),
             "a&lt;b &amp; &quot;c&quot; &#39;d&#39; "
         );
+    }
+
+    #[test]
+    fn coordinates_are_always_numbers() {
+        let mut svg = Svg::new(10.0, 10.0);
+        svg.bar(f64::NAN, 1.0, f64::INFINITY, 2.0, "#000", "x");
+        let text = svg.finish("t");
+        assert!(!text.contains("NaN") && !text.contains("inf"), "{text}");
     }
 
     #[test]
