@@ -1586,6 +1586,7 @@ fn comparative(
     let analysis = rt.block_on(comparative::comparative(&engine, &comparison))?;
     match out_dir {
         Some(dir) => {
+            let analysis = rt.block_on(comparative::with_charts(&engine, analysis))?;
             comparative::write_dir(dir, &analysis)?;
             eprintln!(
                 "{} vs {}: {} findings; wrote {} to {}",

@@ -55,7 +55,7 @@ pub fn write_dir(dir: &Path, analysis: &Analysis) -> Result<(), Error> {
     }
     let path = dir.join(OUT_FILES[0]);
     staged
-        .stage(&path, |out| markdown(out, analysis))
+        .stage(&path, |out| markdown_with(out, analysis, &figures))
         .map_err(|e| err(&path, e))?;
     let path = dir.join(OUT_FILES[1]);
     staged
@@ -224,6 +224,15 @@ pub fn md_table(out: &mut dyn Write, header: &[String], rows: &[Vec<String>]) ->
 
 /// The Markdown report.
 pub fn markdown(out: &mut dyn Write, analysis: &Analysis) -> io::Result<()> {
+    markdown_with(out, analysis, &super::pictures::figures(analysis))
+}
+
+/// [`markdown`] linking `figures`, already drawn (`write_dir` writes them too).
+fn markdown_with(
+    out: &mut dyn Write,
+    analysis: &Analysis,
+    figures: &[crate::charts::Figure],
+) -> io::Result<()> {
     writeln!(out, "# Standalone analysis: {}\n", analysis.trace)?;
     writeln!(
         out,
@@ -239,10 +248,9 @@ pub fn markdown(out: &mut dyn Write, analysis: &Analysis) -> io::Result<()> {
             "Trace health: {line} (`SELECT * FROM trace_health` lists every check).\n"
         )?;
     }
-    let figures = super::pictures::figures(analysis);
     if !figures.is_empty() {
         writeln!(out, "### Charts\n")?;
-        write!(out, "{}", crate::charts::markdown_links(&figures))?;
+        write!(out, "{}", crate::charts::markdown_links(figures))?;
     }
     writeln!(out, "## Recommendations\n")?;
     recommendations(out, analysis, true)?;

@@ -8,6 +8,7 @@
 
 use super::svg::escape;
 use super::Figure;
+use crate::output::terminal::display_float;
 use crate::output::Sheet;
 
 const STYLE: &str = r#"
@@ -111,7 +112,7 @@ impl Page {
         let rows: Vec<Vec<String>> = cells
             .iter()
             .take(limit)
-            .map(|row| row.iter().map(|c| tidy_number(c)).collect())
+            .map(|row| row.iter().map(|c| for_people(c)).collect())
             .collect();
         self.table(&sheet.header, &rows, &[]);
         if cells.len() > limit {
@@ -144,14 +145,11 @@ impl Page {
     }
 }
 
-/// `12.345678901` → `12.346`: a table for people, not the CSV's precision.
-fn tidy_number(cell: &str) -> String {
+/// A cell for people, not at the CSV's precision: a fractional number
+/// rounded as the terminal rounds it ([`display_float`]), anything else as is.
+fn for_people(cell: &str) -> String {
     match cell.parse::<f64>() {
-        Ok(v) if cell.contains('.') && v.is_finite() => {
-            let text = format!("{v:.3}");
-            let text = text.trim_end_matches('0').trim_end_matches('.');
-            text.to_string()
-        }
+        Ok(v) if cell.contains('.') && v.is_finite() => display_float(v),
         _ => cell.to_string(),
     }
 }
@@ -180,10 +178,10 @@ mod tests {
     }
 
     #[test]
-    fn tidies_long_decimals_only() {
-        assert_eq!(tidy_number("12.345678"), "12.346");
-        assert_eq!(tidy_number("2.500"), "2.5");
-        assert_eq!(tidy_number("123"), "123");
-        assert_eq!(tidy_number("aten::mm"), "aten::mm");
+    fn rounds_fractional_numbers_only() {
+        assert_eq!(for_people("12.345678"), "12.3457");
+        assert_eq!(for_people("2.500"), "2.5");
+        assert_eq!(for_people("123"), "123");
+        assert_eq!(for_people("aten::mm"), "aten::mm");
     }
 }

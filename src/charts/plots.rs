@@ -98,7 +98,13 @@ pub struct StackedRows {
 
 impl StackedRows {
     pub fn render(&self, title: &str) -> String {
-        let names: Vec<String> = segment_names(&self.rows);
+        // The segment names of all rows, in first-seen order.
+        let names = distinct(
+            self.rows
+                .iter()
+                .flat_map(|r| &r.segments)
+                .map(|s| s.0.clone()),
+        );
         let colours: Vec<String> = (0..names.len())
             .map(|i| palette::SEGMENTS[i % palette::SEGMENTS.len()].to_string())
             .collect();
@@ -177,17 +183,6 @@ impl StackedRows {
         legend(&mut svg, &entries, top + plot_h + 40.0, left);
         svg.finish(title)
     }
-}
-
-/// The segment names of all rows, in first-seen order.
-fn segment_names(rows: &[StackRow]) -> Vec<String> {
-    let mut names: Vec<String> = Vec::new();
-    for (name, _) in rows.iter().flat_map(|r| &r.segments) {
-        if !names.contains(name) {
-            names.push(name.clone());
-        }
-    }
-    names
 }
 
 /// The frame of a chart with one labelled bar per row (top ops, waterfall

@@ -11,14 +11,8 @@ use crate::charts::plots::{Heatmap, StackRow, StackedRows};
 use crate::charts::{numbers, texts, Figure};
 use crate::engine::Engine;
 use crate::output::Sheet;
+use crate::report::view_rows as view;
 use crate::Error;
-
-async fn view(engine: &Engine, name: &str) -> Result<Sheet, Error> {
-    engine
-        .sheet(name, &format!("SELECT * FROM {name}"))
-        .await
-        .map_err(|e| Error::query(format!("{name}: {e}")))
-}
 
 /// The run's charts, in page order: the per-rank timeline, the wait heatmap
 /// (when any collective was matched).
@@ -77,46 +71,39 @@ fn rank_timeline(table: &Sheet) -> String {
     .render("GPU time per rank")
 }
 
+/// The distinct keys, sorted, each with its position.
+fn positions<K: Ord>(keys: impl Iterator<Item = K>) -> std::collections::BTreeMap<K, usize> {
+    let sorted: std::collections::BTreeSet<K> = keys.collect();
+    sorted
+        .into_iter()
+        .enumerate()
+        .map(|(i, k)| (k, i))
+        .collect()
+}
+
 /// Ranks down, collectives across (the view's column order: most wait first).
 fn heatmap(table: &Sheet) -> String {
     let ranks = numbers(table, "rank");
     let names = texts(table, "collective");
     let order = numbers(table, "column_order");
     let wait = numbers(table, "wait_ms");
-    let mut columns: Vec<(i64, String)> = Vec::new();
-    let mut rows: Vec<i64> = Vec::new();
-    for i in 0..table.rows() {
-        let column = (
-            order[i].unwrap_or(0.0) as i64,
-            names[i].clone().unwrap_or_default(),
-        );
-        if !columns.contains(&column) {
-            columns.push(column);
-        }
-        let rank = ranks[i].unwrap_or(-1.0) as i64;
-        if !rows.contains(&rank) {
-            rows.push(rank);
-        }
-    }
-    columns.sort();
-    rows.sort();
+    // Each row's (rank, (column order, collective)), once.
+    let keys: Vec<(i64, (i64, String))> = (0..table.rows())
+        .map(|i| {
+            let rank = ranks[i].unwrap_or(-1.0) as i64;
+            let column = order[i].unwrap_or(0.0) as i64;
+            (rank, (column, names[i].clone().unwrap_or_default()))
+        })
+        .collect();
+    let rows = positions(keys.iter().map(|(r, _)| *r));
+    let columns = positions(keys.iter().map(|(_, c)| c.clone()));
     let mut cells = vec![vec![None; columns.len()]; rows.len()];
-    for i in 0..table.rows() {
-        let rank = ranks[i].unwrap_or(-1.0) as i64;
-        let column = (
-            order[i].unwrap_or(0.0) as i64,
-            names[i].clone().unwrap_or_default(),
-        );
-        if let (Some(r), Some(c)) = (
-            rows.iter().position(|x| *x == rank),
-            columns.iter().position(|x| *x == column),
-        ) {
-            cells[r][c] = wait[i];
-        }
+    for ((rank, column), value) in keys.iter().zip(&wait) {
+        cells[rows[rank]][columns[column]] = *value;
     }
     Heatmap {
-        rows: rows.iter().map(|r| format!("rank {r}")).collect(),
-        columns: columns.into_iter().map(|(_, name)| name).collect(),
+        rows: rows.into_keys().map(|r| format!("rank {r}")).collect(),
+        columns: columns.into_keys().map(|(_, name)| name).collect(),
         cells,
         unit: "ms".into(),
         measure: "wait".into(),

@@ -10,10 +10,11 @@
 use std::io::{self, Write};
 use std::path::Path;
 
-use super::{view_sheet, Comparison};
+use super::Comparison;
 use crate::analyze::render::{md_table, short_number, table_json};
 use crate::engine::Engine;
 use crate::output::{atomic, report_csv, Sheet};
+use crate::report::view_rows as view;
 use crate::Error;
 
 /// The files `write_dir` writes.
@@ -36,16 +37,9 @@ pub struct Comparative {
     pub platforms: Sheet,
     pub tolerance_pct: String,
     /// The comparison's charts (`compare --html`'s), written under `charts/`
-    /// and linked from the report.
+    /// and linked from the report: drawn by [`with_charts`] for a report
+    /// written to a directory (a printed report has nowhere to link them).
     pub figures: Vec<crate::charts::Figure>,
-}
-
-async fn view(engine: &Engine, name: &str) -> Result<Sheet, Error> {
-    let query = engine
-        .catalog()
-        .get(name)
-        .ok_or_else(|| Error::Usage(format!("the catalog has no query '{name}'")))?;
-    view_sheet(engine, query, name).await
 }
 
 /// Runs the comparative views over a comparison session whose base side is the
@@ -96,16 +90,15 @@ pub async fn comparative(engine: &Engine, comparison: &Comparison) -> Result<Com
         findings: view(engine, "comparative_findings").await?,
         platforms,
         tolerance_pct,
-        figures: super::pictures::draw(
-            engine,
-            &[
-                comparison.base.label.clone(),
-                comparison.target.label.clone(),
-            ],
-        )
-        .await?
-        .figures,
+        figures: Vec::new(),
     })
+}
+
+/// `c` with the comparison's charts drawn (`compare::pictures::draw`).
+pub async fn with_charts(engine: &Engine, mut c: Comparative) -> Result<Comparative, Error> {
+    let labels = [c.reference.clone(), c.target.clone()];
+    c.figures = super::pictures::draw(engine, &labels).await?.figures;
+    Ok(c)
 }
 
 /// Rows of `sheet` as display cells, numbers rounded for reading.

@@ -611,14 +611,10 @@ pub async fn comparison_sheets(engine: &Engine, groups: &[String]) -> Result<Vec
     Ok(sheets)
 }
 
-/// One comparison view's rows as a sheet.
+/// One comparison view's rows as the sheet named `sheet`.
 pub async fn view_sheet(engine: &Engine, query: &Query, sheet: &str) -> Result<Sheet, Error> {
-    let sql = format!("SELECT * FROM {}", query.name);
-    let fail = |e| Error::query(format!("{} ({}): {e}", query.name, query.origin));
-    let mut rows = sql_sheet(engine, &sql, fail).await?;
+    let mut rows = crate::report::view_rows(engine, &query.name).await?;
     rows.sheet = sheet.to_string();
-    rows.query_name = query.name.clone();
-    rows.query_version = query.version;
     Ok(rows)
 }
 

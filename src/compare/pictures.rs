@@ -12,6 +12,7 @@ use crate::charts::svg::short;
 use crate::charts::{numbers, texts, Figure};
 use crate::engine::Engine;
 use crate::output::Sheet;
+use crate::report::view_rows as view;
 use crate::Error;
 
 /// How many changed ops the bar chart shows (the largest changes).
@@ -24,13 +25,6 @@ const SEGMENTS: [(&str, &str); 4] = [
     ("exposed_memcpy_time", "exposed memcpy"),
     ("idle_time", "idle"),
 ];
-
-async fn view(engine: &Engine, name: &str) -> Result<Sheet, Error> {
-    engine
-        .sheet(name, &format!("SELECT * FROM {name}"))
-        .await
-        .map_err(|e| Error::query(format!("{name}: {e}")))
-}
 
 /// The comparison's charts and the tables shown beside them.
 pub struct Drawn {

@@ -120,6 +120,22 @@ pub fn fingerprint(engine: &Engine) -> String {
 /// different views (launchers, unified_perf_events, perf_metrics, ...) plan and
 /// execute side by side; a view several reports read is still computed once,
 /// the others waiting for it.
+/// A catalog view's rows (`SELECT * FROM <name>`) as a sheet named after it,
+/// with the view's version; an error names the view's file. What a chart or a
+/// comparison sheet reads.
+pub async fn view_rows(engine: &Engine, name: &str) -> Result<Sheet, Error> {
+    let query = engine
+        .catalog()
+        .get(name)
+        .ok_or_else(|| Error::Usage(format!("the catalog has no query '{name}'")))?;
+    let mut sheet = engine
+        .sheet(name, &format!("SELECT * FROM {name}"))
+        .await
+        .map_err(|e| Error::query(format!("{name} ({}): {e}", query.origin)))?;
+    sheet.query_version = query.version;
+    Ok(sheet)
+}
+
 pub async fn run_reports(engine: &Engine, only: Option<&[String]>) -> Result<Vec<Sheet>, Error> {
     run_sheets_of_kind(engine, QueryKind::Report, only).await
 }
