@@ -23,6 +23,7 @@
 //! | `export` | writes a Parquet dataset that `load` reopens |
 //! | `compare` | two sides' reports side by side: the comparison session and TraceLens's report diff |
 //! | `repl` | the interactive shell |
+//! | `mcp` | the Model Context Protocol server: the tools, resources and prompts an AI agent uses |
 //! | `fuzzing` | the fuzz targets' entry points: untrusted bytes through each reader |
 //!
 //! The binary (`main.rs`) parses the command line and calls these.
@@ -37,6 +38,7 @@ pub mod export;
 pub mod fuzzing;
 pub mod ingest;
 pub mod load;
+pub mod mcp;
 pub mod model;
 pub mod output;
 pub mod repl;
@@ -136,6 +138,7 @@ mod layering {
         "export",
         "compare",
         "repl",
+        "mcp",
         "fuzzing",
     ];
 

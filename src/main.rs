@@ -340,6 +340,30 @@ enum Command {
         /// One table to describe; all tables when omitted.
         table: Option<String>,
     },
+    /// Serve the Model Context Protocol on stdin/stdout: tracesql as the trace
+    /// engine of an AI agent (Claude Code, Cursor, Codex, ...).
+    #[command(
+        after_help = "Tools: open_trace, list_traces, list_tables, describe_table, sql, report, analyze,\ncompare, call_stack, kernels_of, collectives. Resources: the schema and each catalog\nquery's SQL. Prompts: standalone_analysis, comparative_analysis.\n\nSafe by default: SQL is one read-only statement (SELECT, WITH, EXPLAIN, SHOW) and\ncannot name files; traces are opened only under --root (symlinks resolved); each call\nhas a time limit and user SQL a memory bound; a failing call is a tool error.\n\nAn agent's configuration (e.g. .mcp.json):\n  {\"mcpServers\": {\"tracesql\": {\"command\": \"tracesql\", \"args\": [\"mcp\", \"--root\", \"/data/traces\"]}}}\n\nExamples:\n  tracesql mcp --root ~/traces\n  tracesql mcp --root . trace.json.gz --platform H100"
+    )]
+    Mcp {
+        /// The directory the server may read traces from (default: the working directory).
+        #[arg(long, default_value = ".")]
+        root: std::path::PathBuf,
+        /// Seconds one tool call may run before it is stopped.
+        #[arg(long, default_value_t = 120)]
+        call_timeout: u64,
+        /// Memory (MiB) the sorts, joins and aggregations of one SQL call may hold.
+        #[arg(long, default_value_t = 4096)]
+        memory_limit_mb: usize,
+        /// Rows of a table an answer shows unless the call asks for another limit.
+        #[arg(long, default_value_t = 50)]
+        rows: usize,
+        /// Bytes (KiB) of one answer at most.
+        #[arg(long, default_value_t = 48)]
+        max_answer_kib: usize,
+        /// Traces to open before serving (under --root).
+        traces: Vec<String>,
+    },
 }
 
 #[derive(Subcommand)]
@@ -435,6 +459,28 @@ fn run(cli: Cli) -> Result<(), Error> {
             print_listing_stdout(&listing)
         }
         Command::Schema { table } => schema(&catalog, table.as_deref()),
+        Command::Mcp {
+            root,
+            call_timeout,
+            memory_limit_mb,
+            rows,
+            max_answer_kib,
+            traces,
+        } => {
+            let limits = tracesql::mcp::answer::Limits {
+                rows: rows.max(1),
+                bytes: max_answer_kib.max(1) * 1024,
+                ..Default::default()
+            };
+            let options = tracesql::mcp::ServeOptions {
+                root: &root,
+                traces: &traces,
+                call_limit: std::time::Duration::from_secs(call_timeout.max(1)),
+                memory_bytes: memory_limit_mb.max(1) * 1024 * 1024,
+                limits,
+            };
+            tracesql::mcp::serve(catalog, std::sync::Arc::new(apply_session_options), options)
+        }
         Command::Report {
             traces,
             out,

@@ -185,6 +185,18 @@ impl Catalog {
         self.queries.get(name)
     }
 
+    /// A query's whole file, header comments included: what a reader copies.
+    /// None when the user's file can no longer be read.
+    pub fn file_text(&self, query: &Query) -> Option<String> {
+        match &query.origin {
+            Origin::Builtin(path) => embedded::EMBEDDED
+                .iter()
+                .find(|(p, _)| p == path)
+                .map(|(_, text)| text.to_string()),
+            Origin::User(path) => std::fs::read_to_string(path).ok(),
+        }
+    }
+
     /// Every query, sorted by name.
     pub fn iter(&self) -> impl Iterator<Item = &Query> {
         self.queries.values()

@@ -99,8 +99,6 @@ pub async fn read_side(
     reading: Reading,
 ) -> Result<Side, Error> {
     let _timing = crate::timing::Phase::start(&format!("read the {} side", role.as_str()));
-    let view_sheets: Vec<String> = VIEW_SHEETS.iter().map(|s| s.to_string()).collect();
-    let only = (!reading.all_reports).then_some(view_sheets.as_slice());
     let mut runs = Vec::new();
     for path in paths {
         if is_report_folder(path) {
@@ -108,47 +106,61 @@ pub async fn read_side(
             continue;
         }
         for trace in load_input(path)? {
-            let mut engine = Engine::with_catalog(catalog.clone());
-            prepare(&engine)?;
-            let name = engine.add(trace).map_err(Error::query)?;
-            engine.register_views().await.map_err(Error::query)?;
-            let sheets = crate::report::run_reports(&engine, only).await?;
-            let steps = scalar_i64(&engine, "SELECT profiler_steps FROM run_facts").await?;
-            let tree = match reading.tree {
-                true => {
-                    let _timing = crate::timing::Phase::start("tracediff_nodes");
-                    let rows = engine
-                        .run_sql("SELECT * FROM tracediff_nodes")
-                        .await
-                        .map_err(Error::query)?;
-                    let batches: Vec<RecordBatch> = rows.into_iter().flatten().collect();
-                    let mut tree = tracediff::Tree::from_batches(&batches)?;
-                    if reading.tree_args {
-                        let rows = engine
-                            .run_sql("SELECT * FROM tracediff_args")
-                            .await
-                            .map_err(Error::query)?;
-                        let batches: Vec<RecordBatch> = rows.into_iter().flatten().collect();
-                        tree.add_args(&batches)?;
-                    }
-                    Some(tree)
-                }
-                false => None,
-            };
-            runs.push(Run {
-                name,
-                source: path.clone(),
-                sheets,
-                profiler_steps: steps,
-                platform: engine.platform(),
-                tree,
-            });
+            runs.push(read_run(trace, path, catalog, prepare, reading).await?);
         }
     }
     Ok(Side {
         label: label.to_string(),
         role,
         runs,
+    })
+}
+
+/// One loaded trace as a run of a side: its reports computed in a session
+/// `prepare` sets up, and its call tree when `reading` asks for it.
+pub async fn read_run(
+    trace: crate::load::LoadedTrace,
+    source: &str,
+    catalog: &Catalog,
+    prepare: &dyn Fn(&Engine) -> Result<(), Error>,
+    reading: Reading,
+) -> Result<Run, Error> {
+    let only_sheets: Vec<String> = VIEW_SHEETS.iter().map(|s| s.to_string()).collect();
+    let only = (!reading.all_reports).then_some(only_sheets.as_slice());
+    let mut engine = Engine::with_catalog(catalog.clone());
+    prepare(&engine)?;
+    let name = engine.add(trace).map_err(Error::query)?;
+    engine.register_views().await.map_err(Error::query)?;
+    let sheets = crate::report::run_reports(&engine, only).await?;
+    let steps = scalar_i64(&engine, "SELECT profiler_steps FROM run_facts").await?;
+    let tree = match reading.tree {
+        true => {
+            let _timing = crate::timing::Phase::start("tracediff_nodes");
+            let rows = engine
+                .run_sql("SELECT * FROM tracediff_nodes")
+                .await
+                .map_err(Error::query)?;
+            let batches: Vec<RecordBatch> = rows.into_iter().flatten().collect();
+            let mut tree = tracediff::Tree::from_batches(&batches)?;
+            if reading.tree_args {
+                let rows = engine
+                    .run_sql("SELECT * FROM tracediff_args")
+                    .await
+                    .map_err(Error::query)?;
+                let batches: Vec<RecordBatch> = rows.into_iter().flatten().collect();
+                tree.add_args(&batches)?;
+            }
+            Some(tree)
+        }
+        false => None,
+    };
+    Ok(Run {
+        name,
+        source: source.to_string(),
+        sheets,
+        profiler_steps: steps,
+        platform: engine.platform(),
+        tree,
     })
 }
 

@@ -61,10 +61,34 @@ impl Engine {
 
     /// An engine using `catalog` for its views, categories, reports and rules.
     pub fn with_catalog(catalog: Catalog) -> Self {
+        Self::with_memory_limit(catalog, None)
+    }
+
+    /// [`with_catalog`](Self::with_catalog), with the memory its queries' sorts,
+    /// joins and aggregations may hold bounded to `bytes` (a query past it fails
+    /// with a resources-exhausted error instead of growing or spilling to disk): for sessions that
+    /// run SQL from an untrusted source (`tracesql mcp`).
+    pub fn with_memory_limit(catalog: Catalog, bytes: Option<usize>) -> Self {
         // DATAFUSION_* environment variables tune the session (e.g.
         // DATAFUSION_EXECUTION_TARGET_PARTITIONS); ones that do not parse are ignored.
         let config = SessionConfig::from_env().unwrap_or_default();
-        let ctx = SessionContext::new_with_config(config);
+        // No spilling either: a query past the bound fails instead of writing
+        // temporary files.
+        let runtime = bytes.map(|bytes| {
+            datafusion::execution::runtime_env::RuntimeEnvBuilder::new()
+                .with_memory_limit(bytes, 1.0)
+                .with_disk_manager_builder(
+                    datafusion::execution::disk_manager::DiskManagerBuilder::default()
+                        .with_mode(datafusion::execution::disk_manager::DiskManagerMode::Disabled),
+                )
+                .build_arc()
+                // Only a disk manager's setup can fail, and there is none.
+                .expect("a runtime without a disk manager builds")
+        });
+        let ctx = match runtime {
+            Some(runtime) => SessionContext::new_with_config_rt(config, runtime),
+            None => SessionContext::new_with_config(config),
+        };
         let schema = Arc::new(views::CatalogSchema::default());
         schema.attach(ctx.state_weak_ref());
         schema.set_views(catalog.iter().filter(|q| q.kind.is_view()));

@@ -30,7 +30,9 @@ use crate::ingest::{self, ArgsInFile, IngestError, Problem};
 use crate::model::{self, TABLES};
 use crate::tree;
 
-/// One trace, read, linked and turned into tables.
+/// One trace, read, linked and turned into tables. A clone shares the batches
+/// (Arrow arrays are reference-counted): several sessions over one load.
+#[derive(Clone)]
 pub struct LoadedTrace {
     /// The `trace` column value: the file name without its extensions.
     pub name: String,

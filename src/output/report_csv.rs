@@ -74,6 +74,17 @@ pub fn write_markdown(
     header: &[String],
     batches: &[RecordBatch],
 ) -> io::Result<()> {
+    write_markdown_with(out, header, batches, &cell)
+}
+
+/// [`write_markdown`] with each cell's text given by `cell_text` (e.g. rounded
+/// for reading); `|` and line breaks in it are escaped here.
+pub fn write_markdown_with(
+    out: &mut dyn Write,
+    header: &[String],
+    batches: &[RecordBatch],
+    cell_text: &dyn Fn(&dyn datafusion::arrow::array::Array, usize) -> String,
+) -> io::Result<()> {
     let escape = |s: &str| s.replace('|', "\\|").replace('\n', " ");
     let names: Vec<String> = header.iter().map(|h| escape(h)).collect();
     writeln!(out, "| {} |", names.join(" | "))?;
@@ -83,7 +94,7 @@ pub fn write_markdown(
             let fields: Vec<String> = batch
                 .columns()
                 .iter()
-                .map(|c| escape(&cell(c.as_ref(), row)))
+                .map(|c| escape(&cell_text(c.as_ref(), row)))
                 .collect();
             writeln!(out, "| {} |", fields.join(" | "))?;
         }

@@ -379,11 +379,31 @@ pub fn display_float(value: f64) -> String {
 /// `text` cut to [`MAX_CELL_CHARS`] by replacing its middle with `…`: a
 /// kernel name keeps its family at the start and its template tail at the end.
 fn shorten(text: String) -> String {
+    shorten_to(text, MAX_CELL_CHARS)
+}
+
+/// One cell as a person (or a model) reads it: floats by [`display_float`],
+/// NULL as an empty cell, text longer than `max_chars` cut in the middle.
+pub fn reading_cell(column: &dyn Array, row: usize, max_chars: usize) -> String {
+    if column.is_null(row) {
+        return String::new();
+    }
+    let text = display_float_cell(column, row).unwrap_or_else(|| {
+        ArrayFormatter::try_new(column, &FormatOptions::default())
+            .map(|f| f.value(row).to_string())
+            .unwrap_or_default()
+    });
+    shorten_to(text, max_chars)
+}
+
+/// `text` cut to `max_chars` (at least 3) by replacing its middle with `…`.
+pub fn shorten_to(text: String, max_chars: usize) -> String {
+    let max_chars = max_chars.max(3);
     let chars = text.chars().count();
-    if chars <= MAX_CELL_CHARS {
+    if chars <= max_chars {
         return text;
     }
-    let keep = MAX_CELL_CHARS - 1;
+    let keep = max_chars - 1;
     let (front, back) = (keep - keep / 2, keep / 2);
     let mut short: String = text.chars().take(front).collect();
     short.push('…');

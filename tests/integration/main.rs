@@ -31,6 +31,7 @@ mod fuzz_corpus;
 mod hostile_inputs;
 mod ingest_conformance;
 mod jax;
+mod mcp;
 mod perf_sheets;
 mod platform_roofline;
 mod repl;
