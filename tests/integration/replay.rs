@@ -11,7 +11,9 @@ use serde_json::Value;
 use tracesql::replay::json::{to_string, Json, Style};
 use tracesql::replay::{build, Mode, OpEvent, Status};
 
-use crate::util::{conformance_dir, engine_with, fixture, rows, tracesql, tracesql_ok};
+use crate::util::{
+    conformance_dir, engine_with, fixture, package_path, rows, tracesql, tracesql_ok,
+};
 
 const TRACES: [(&str, &str); 3] = [
     ("Falconsai_nsfw_image_detection__1016002", "traces/h100"),
@@ -751,4 +753,97 @@ fn replay_results_join_the_traced_times_by_id() {
         "{}",
         bad.stderr
     );
+}
+
+/// The runner binds an IR's arguments by name to the running torch's schema:
+/// what the IR has and this torch lacks is dropped, what this torch has and the
+/// IR lacks keeps its default (every later argument then goes by name). Found
+/// on an H200 with torch 2.11: `_cudnn_attention_forward` gained `seqused_k`
+/// and `block_table` in the 2.15 registry the IRs are built against.
+#[test]
+fn the_runner_binds_arguments_by_name_across_schema_drift() {
+    let runner = package_path("replay/runner");
+    let script = r#"
+import sys, types
+sys.path.insert(0, sys.argv[1])
+import replay
+A = lambda name, kw=False: types.SimpleNamespace(name=name, kwarg_only=kw)
+arg = lambda name, value, kw=False: {"name": name, "kind": "int", "type": "int", "kw_only": kw, "value": value}
+entry = {"op_name": "aten::f", "args": [arg("a", 1), arg("b", 2), arg("new", 3), arg("c", 4), arg("s", 5, True)]}
+warned = []
+same = types.SimpleNamespace(arguments=[A("a"), A("b"), A("new"), A("c"), A("s", True)])
+print(replay.build_call(None, entry, "cpu", None, same, warned.append)[:2])
+older = types.SimpleNamespace(arguments=[A("a"), A("b"), A("c"), A("s", True)])
+print(replay.build_call(None, entry, "cpu", None, older, warned.append)[:2])
+newer = types.SimpleNamespace(arguments=[A("a"), A("extra"), A("b"), A("new"), A("c"), A("s", True)])
+print(replay.build_call(None, entry, "cpu", None, newer, warned.append)[:2])
+print(replay.build_call(None, entry, "cpu", None, None, warned.append)[:2])
+print(warned)
+"#;
+    let run = std::process::Command::new("python3")
+        .args(["-c", script])
+        .arg(&runner)
+        .output()
+        .expect("python3");
+    let out = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "([1, 2, 3, 4], {'s': 5})",
+            "([1, 2, 4], {'s': 5})",
+            "([1], {'b': 2, 'new': 3, 'c': 4, 's': 5})",
+            "([1, 2, 3, 4], {'s': 5})",
+            "[\"aten::f: drops argument new: this torch's schema has none of that name\"]",
+        ],
+        "{out}"
+    );
+}
+
+/// A real trace recorded on an H200 (fixtures/recorded/record_block.py): the
+/// replay packages tracesql builds from it ran on that GPU
+/// (fixtures/recorded/README.md), and these are the counts they started from.
+#[test]
+fn the_recorded_h200_trace_loads_and_replays_every_kernel_op() {
+    let trace = package_path("fixtures/recorded/h200_block.json.gz");
+    let trace = trace.to_str().expect("utf-8");
+    let counts = tracesql_ok(&[
+        "query",
+        trace,
+        "--format",
+        "csv",
+        "-e",
+        "SELECT (SELECT count(*) FROM events) AS events, (SELECT count(*) FROM kernels WHERE class = 'compute') AS kernels, \
+         (SELECT platform FROM session_platform) AS platform, \
+         (SELECT count(*) FROM replay_ir) AS signatures, (SELECT count(*) FROM replay_ir WHERE status = 'ok') AS replayable",
+    ]);
+    assert_eq!(
+        counts.lines().nth(1),
+        Some("1537,94,H200,44,43"),
+        "{counts}"
+    );
+    let out = tempfile::tempdir().expect("tempdir");
+    let dir = out.path().join("r");
+    tracesql_ok(&[
+        "replay",
+        trace,
+        "--all",
+        "--out",
+        dir.to_str().expect("utf-8"),
+    ]);
+    let ir = read_json(&dir.join("replay_ir.json"));
+    assert_eq!(ir["entries"].as_array().expect("entries").len(), 44);
+    assert_eq!(ir["platform"], "H200", "{}", ir["platform"]);
+    let packages = std::fs::read_dir(dir.join("replay_packages"))
+        .expect("packages")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".zip") && !n.ends_with("_replay_package.zip"))
+        .count();
+    assert_eq!(packages, 43);
 }
