@@ -68,6 +68,8 @@ def as_float(v):
 
 
 def make_tensor(torch, spec, device, list_dtype=None):
+    if spec.get("device") == "cpu" and device == "cuda":
+        device = "cpu"  # a Python number PyTorch wrapped into a 0-dim CPU tensor
     name = spec["dtype"]
     if list_dtype and spec.get("assumed_dtype"):
         name = list_dtype

@@ -671,7 +671,27 @@ fn tensor_ir(
         }
     };
     let init = tensor_init(event, schema, arg, alias, dtype);
-    Ok(tensor_json(&shape, &strides, dtype, t, &init, false))
+    let mut tensor = tensor_json(&shape, &strides, dtype, t, &init, false);
+    if wrapped_number(event, i, t, &shape) {
+        assumptions.push(format!(
+            "{}: a 0-dim {t} beside larger tensors: a Python number PyTorch wrapped into a tensor, on the CPU",
+            arg.name
+        ));
+        tensor.push("device", Json::str("cpu"));
+    }
+    Ok(tensor)
+}
+
+/// Whether input `i` looks like a wrapped number: `x * 2.0` in Python (and
+/// `mul.Scalar` inside PyTorch) passes the number as a 0-dim CPU tensor of
+/// dtype double or int64, which the trace records as such. On the GPU it would
+/// launch another kernel (a binary kernel instead of one with a CPU scalar).
+fn wrapped_number(event: &OpEvent, i: usize, t: &str, shape: &[i64]) -> bool {
+    let number_dtype = matches!(t, "double" | "long int");
+    let beside_larger = (0..event.len())
+        .filter(|&j| j != i)
+        .any(|j| int_list(event.dims(j)).is_some_and(|d| !d.is_empty()) && event.ty(j) != t);
+    shape.is_empty() && number_dtype && beside_larger
 }
 
 /// How to fill a tensor: outputs stay uninitialised (`empty`), floats get
@@ -834,6 +854,49 @@ mod tests {
         );
         let ir = build(&argmax, Mode::Native).ir.unwrap();
         assert_eq!(arg(&ir, "dim").get("value"), Some(&Json::Int("1".into())));
+    }
+
+    #[test]
+    fn a_zero_dim_double_beside_a_float_tensor_is_a_cpu_scalar() {
+        let device = |types: serde_json::Value, dims: serde_json::Value, name: &str| {
+            let e = event(
+                "aten::mul",
+                json!({"Input type": types, "Input Dims": dims, "Input Strides": [[], []], "Concrete Inputs": ["", ""]}),
+            );
+            let out = build(&e, Mode::Native);
+            assert_eq!(out.status, Status::Ok, "{:?}", out.reason);
+            let ir = out.ir.unwrap();
+            let tensor = arg(&ir, name).get("tensor").unwrap().clone();
+            (tensor.get("device").cloned(), ir)
+        };
+        // What `x * 2.0` records: the number as a 0-dim double.
+        let (other, ir) = device(json!(["float", "double"]), json!([[4, 8], []]), "other");
+        assert_eq!(other, Some(Json::str("cpu")));
+        let assumptions = crate::replay::json::to_string(
+            ir.get("assumptions").unwrap(),
+            crate::replay::json::Style::STRICT,
+        );
+        assert!(
+            assumptions.contains("a Python number PyTorch wrapped into a tensor"),
+            "{assumptions}"
+        );
+        assert_eq!(
+            device(json!(["float", "long int"]), json!([[4, 8], []]), "other").0,
+            Some(Json::str("cpu"))
+        );
+        assert_eq!(
+            device(json!(["float", "double"]), json!([[4, 8], []]), "self").0,
+            None
+        );
+        // Two 0-dim doubles, or a 0-dim float beside a float: tensors on the replay device.
+        assert_eq!(
+            device(json!(["double", "double"]), json!([[], []]), "other").0,
+            None
+        );
+        assert_eq!(
+            device(json!(["float", "float"]), json!([[4, 8], []]), "other").0,
+            None
+        );
     }
 
     #[test]
