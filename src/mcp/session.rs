@@ -142,26 +142,14 @@ impl Session {
             Call::Analyze { trace, platform } => self.analyze(trace.as_deref(), platform).await?,
             Call::Compare { base, target } => self.compare(&base, &target).await?,
             Call::CallStack { uid, trace } => {
-                let trace = self.opened_trace(trace.as_deref())?.name.clone();
-                let sql = format!(
-                    "SELECT depth, uid, kind, cat, name, ts, dur FROM call_stack({uid}, {}) ORDER BY depth",
-                    quoted(&trace)
-                );
-                format!(
-                    "Call stack of uid {uid} in {trace}, root first:\n\n{}",
-                    self.run(&sql, None).await?
-                )
+                let title = "Call stack of uid {uid} in {trace}, root first";
+                let sql = "SELECT depth, uid, kind, cat, name, ts, dur FROM call_stack({uid}, {trace}) ORDER BY depth";
+                self.drill_down(uid, trace.as_deref(), title, sql).await?
             }
             Call::KernelsOf { uid, trace } => {
-                let trace = self.opened_trace(trace.as_deref())?.name.clone();
-                let sql = format!(
-                    "SELECT * FROM kernels_of({uid}, {}) ORDER BY ts",
-                    quoted(&trace)
-                );
-                format!(
-                    "GPU work launched under uid {uid} in {trace}:\n\n{}",
-                    self.run(&sql, None).await?
-                )
+                let title = "GPU work launched under uid {uid} in {trace}";
+                let sql = "SELECT * FROM kernels_of({uid}, {trace}) ORDER BY ts";
+                self.drill_down(uid, trace.as_deref(), title, sql).await?
             }
             Call::Collectives {
                 paths,
@@ -170,6 +158,24 @@ impl Session {
             } => self.collectives(&paths, world_size, only).await?,
         };
         Ok(answer::capped(text, self.options.limits.bytes))
+    }
+
+    /// A drill-down table function on `uid` of an open trace: `title` and `sql`
+    /// with `{uid}` and `{trace}` filled in (the trace quoted in the SQL).
+    async fn drill_down(
+        &self,
+        uid: i64,
+        trace: Option<&str>,
+        title: &str,
+        sql: &str,
+    ) -> Result<String, Error> {
+        let trace = self.opened_trace(trace)?.name.clone();
+        let uid = uid.to_string();
+        let sql = sql
+            .replace("{uid}", &uid)
+            .replace("{trace}", &quoted(&trace));
+        let title = title.replace("{uid}", &uid).replace("{trace}", &trace);
+        Ok(format!("{title}:\n\n{}", self.run(&sql, None).await?))
     }
 
     /// Opens each trace given on the server's command line.
@@ -203,14 +209,18 @@ impl Session {
                 .collect::<Result<_, _>>()
                 .map_err(Error::query)?;
         }
+        // Every name checked before any trace is added: all or nothing.
+        if let Some(taken) = traces
+            .iter()
+            .find(|t| self.opened.iter().any(|o| o.name == t.name))
+        {
+            return Err(Error::Usage(format!(
+                "a trace named '{}' is open already: give open_trace another `name`",
+                taken.name
+            )));
+        }
         let mut lines = Vec::new();
         for trace in traces {
-            if self.opened.iter().any(|o| o.name == trace.name) {
-                return Err(Error::Usage(format!(
-                    "a trace named '{}' is open already: give open_trace another `name`",
-                    trace.name
-                )));
-            }
             let mut engine = Engine::with_catalog(self.catalog.clone());
             (self.prepare)(&engine)?;
             let name = engine.add(trace.clone()).map_err(Error::query)?;
