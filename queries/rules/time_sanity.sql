@@ -1,5 +1,5 @@
 -- name: time_sanity
--- version: 1
+-- version: 2
 -- kind: rule
 -- description: Validation: the op categories' GPU time (view analyze_ops) adds up to the busy time of the GPU timeline's non-communication work within 5%; warning otherwise.
 --
@@ -8,6 +8,8 @@
 -- those same events. A shortfall means GPU work left out of the op groups; an
 -- excess means op groups overlap in time (kernels of different ops running side by
 -- side on several streams count once on the timeline, once per op here).
+-- A trace with no launch record (a rocprofv3 kernel trace) has no op groups at
+-- all: nothing to check there.
 -- Columns: metric category_sum_pct (sum of category times as % of that busy
 -- time); threshold 95 when below, 105 when above; time_us NULL.
 WITH c AS (
@@ -21,6 +23,7 @@ s AS (
   SELECT c.category_sum, b.busy, c.category_sum / b.busy * 100 AS sum_pct
   FROM c CROSS JOIN b
   WHERE b.busy > 0
+    AND EXISTS (SELECT 1 FROM linked_kernels WHERE launch_uid IS NOT NULL)
 )
 SELECT
   'warning' AS severity,

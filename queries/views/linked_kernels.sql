@@ -1,5 +1,5 @@
 -- name: linked_kernels
--- version: 3
+-- version: 4
 -- kind: view
 -- description: GPU work tied to the runtime call that launched it: what the timeline and the launcher tables count.
 --
@@ -11,6 +11,12 @@
 -- §2.4); we also link by correlation id when the profiler wrote no flow
 -- (DIFFERENCES.md, "Launches without a flow"). With --tracelens-compat only
 -- flow and graph links count, as in TraceLens.
+--
+-- A trace of another format that records no launch at all (a rocprofv3 or
+-- Perfetto kernel trace, written without the HIP API) has nothing to link:
+-- there all of its GPU work counts, so that the timeline, the analysis and its
+-- rules see the GPU time the file holds. A Kineto trace never takes this
+-- branch: there an unlinked kernel is a trace defect (trace_health).
 -- Columns:
 --   trace: trace name
 --   rank: the trace's rank (kernels.rank)
@@ -45,6 +51,15 @@
 --   scope_uid: the operation the work is attributed to (classified_kernels)
 --   scope_name: that event's name
 --   scope_kind: op, python, annotation, kernel or launch (compat)
+WITH launchless AS (
+  -- Non-Kineto traces without a single launch record.
+  SELECT m.trace FROM trace_meta m
+  WHERE m.key = 'source_format' AND m.value <> '"kineto"'
+    AND NOT EXISTS (
+      SELECT 1 FROM classified_kernels k WHERE k.trace = m.trace AND k.launch_uid IS NOT NULL
+    )
+)
 SELECT * FROM classified_kernels
-WHERE launch_uid IS NOT NULL
-  AND (NOT tracelens_compat() OR linked_by IN ('flow', 'graph'))
+WHERE (launch_uid IS NOT NULL
+       AND (NOT tracelens_compat() OR linked_by IN ('flow', 'graph')))
+   OR trace IN (SELECT trace FROM launchless)

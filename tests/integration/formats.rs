@@ -556,3 +556,81 @@ fn every_command_opens_the_other_formats() {
         }
     }
 }
+
+/// A rocprofv3 kernel trace (recorded without the HIP API) has no launch to
+/// link: all of its GPU work counts, so the timeline and the analysis see it
+/// (before, `analyze` found only "100% unlinked GPU work"). Our fixture with its
+/// hip_api records removed, and the shared 908_results trace, which has none.
+#[test]
+fn a_trace_without_launch_records_is_analyzed_on_all_its_gpu_work() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture(ROCPROF)).expect("fixture"))
+            .expect("json");
+    doc["rocprofiler-sdk-tool"][0]["buffer_records"]["hip_api"] = serde_json::json!([]);
+    let launchless = write_file(
+        dir.path(),
+        "kernels_only_results.json",
+        doc.to_string().as_bytes(),
+    );
+    let mut traces = vec![launchless.clone()];
+    if let Some(shared) = crate::util::conformance_dir() {
+        traces.push(
+            shared
+                .join("formats/rocprof/908_results/908_results.json.gz")
+                .to_string_lossy()
+                .into_owned(),
+        );
+    }
+    for path in &traces {
+        let counts = "SELECT (SELECT count(*) FROM kernels) = (SELECT count(*) FROM linked_kernels) \
+             AND (SELECT count(*) FROM linked_kernels WHERE launch_uid IS NOT NULL) = 0 \
+             AND (SELECT total_time FROM gpu_time_totals) = (SELECT max(t_end) - min(ts) FROM kernels)";
+        assert_eq!(one(path, counts), "true", "{path}");
+        let out = dir.path().join("analysis");
+        tracesql_ok(&[
+            "analyze",
+            path,
+            "--platform",
+            "MI300X",
+            "--out",
+            out.to_str().expect("utf-8"),
+        ]);
+        let (header, findings) = sheet(&out, "findings");
+        let rules: Vec<&str> = findings.iter().map(|r| cell(&header, r, "rule")).collect();
+        // Both files' communication kernels run with no computation beside them;
+        // the shared trace's GPU is also idle 72% of its span.
+        assert!(
+            rules.contains(&"exposed_communication"),
+            "{path}: {rules:?}"
+        );
+        if path.ends_with(".gz") {
+            assert!(rules.contains(&"gpu_idle"), "{path}: {rules:?}");
+        }
+        assert!(
+            !rules.contains(&"time_sanity"),
+            "{path}: no op groups to check: {rules:?}"
+        );
+        let unlinked = findings
+            .iter()
+            .any(|r| cell(&header, r, "subject").contains("unlinked"));
+        assert!(!unlinked, "{path}: {rules:?}");
+    }
+    // The same file with its launches: only the launched work is linked, as before.
+    let with_launches = fixture(ROCPROF);
+    assert_eq!(
+        one(
+            &with_launches,
+            "SELECT count(*) FROM linked_kernels WHERE launch_uid IS NULL"
+        ),
+        "0"
+    );
+    // A Kineto trace with a kernel no launch claims keeps it out (a defect).
+    assert_eq!(
+        one(
+            &fixture("gpu_only.json"),
+            "SELECT (SELECT count(*) FROM kernels) - (SELECT count(*) FROM linked_kernels)"
+        ),
+        "1"
+    );
+}
