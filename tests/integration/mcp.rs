@@ -137,6 +137,19 @@ fn rows(text: &str) -> Vec<Vec<String>> {
         .collect()
 }
 
+/// The data rows of the CLI's `--format csv` output for `args` (sheet titles,
+/// blank lines and the header dropped). The values hold no commas here.
+fn cli_rows(args: &[&str]) -> Vec<Vec<String>> {
+    let mut args = args.to_vec();
+    args.extend(["--format", "csv"]);
+    tracesql_ok(&args)
+        .lines()
+        .filter(|l| !l.starts_with("==") && !l.is_empty())
+        .skip(1)
+        .map(|l| l.split(',').map(String::from).collect())
+        .collect()
+}
+
 /// A root holding the basic fixture, and a file outside it.
 fn root_with_fixture() -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -173,31 +186,21 @@ fn an_agent_opens_a_trace_and_every_tool_answers_as_the_cli_does() {
 
     // sql equals the CLI's answer.
     let sql = "SELECT count(*) AS kernels, CAST(round(sum(dur) * 1000) AS BIGINT) AS total_ns FROM kernels";
-    let cli = tracesql_ok(&["query", trace, "-e", sql, "--format", "csv"]);
     let answer = client.ok("sql", json!({"query": sql}));
-    assert_eq!(
-        rows(&answer),
-        [cli.lines()
-            .nth(1)
-            .expect("a row")
-            .split(',')
-            .map(String::from)
-            .collect::<Vec<_>>()]
-    );
+    assert_eq!(rows(&answer), cli_rows(&["query", trace, "-e", sql]));
     assert!(answer.ends_with("(1 row)\n"), "{answer}");
 
     // report: the CLI's gpu_timeline, numbers rounded for reading.
     let report = client.ok("report", json!({"name": "gpu_timeline"}));
-    let cli = tracesql_ok(&["report", trace, "--only", "gpu_timeline", "--format", "csv"]);
-    let cli_rows: Vec<Vec<String>> = cli
-        .lines()
-        .filter(|l| !l.starts_with("==") && !l.is_empty())
-        .skip(1)
-        .map(|l| l.split(',').map(String::from).collect())
-        .collect();
+    let theirs = cli_rows(&["report", trace, "--only", "gpu_timeline"]);
     let ours = rows(&report);
-    assert_eq!(ours.len(), cli_rows.len(), "{report}\n{cli}");
-    for (ours, theirs) in ours.iter().zip(&cli_rows) {
+    assert_eq!(
+        ours.len(),
+        theirs.len(),
+        "{report}
+{theirs:?}"
+    );
+    for (ours, theirs) in ours.iter().zip(&theirs) {
         assert_eq!(ours[0], theirs[0]);
         let (a, b): (f64, f64) = (
             ours[1].parse().expect("number"),
@@ -224,16 +227,14 @@ fn an_agent_opens_a_trace_and_every_tool_answers_as_the_cli_does() {
     assert!(stack.len() >= 3, "{stack:?}");
     assert_eq!(stack.last().expect("a row")[1], uid.to_string());
     assert_eq!(stack[0][0], "0");
-    let cli = tracesql_ok(&[
+    let cli = cli_rows(&[
         "query",
         trace,
         "-e",
         &format!("SELECT uid FROM call_stack({uid}) ORDER BY depth"),
-        "--format",
-        "csv",
     ]);
-    let cli_uids: Vec<&str> = cli.lines().skip(1).collect();
     let our_uids: Vec<&str> = stack.iter().map(|r| r[1].as_str()).collect();
+    let cli_uids: Vec<&str> = cli.iter().map(|r| r[0].as_str()).collect();
     assert_eq!(our_uids, cli_uids);
     let op = &stack[stack.len() - 3][1];
     let kernels = client.ok(
@@ -531,24 +532,9 @@ fn a_shared_trace_reports_as_the_cli_does() {
         json!({"path": trace.file_name().expect("name").to_str().expect("utf-8"), "name": "bert"}),
     );
     let sql = "SELECT count(*) AS kernels, count(DISTINCT name) AS names FROM kernels";
-    let cli = tracesql_ok(&[
-        "query",
-        trace.to_str().expect("utf-8"),
-        "-e",
-        sql,
-        "--format",
-        "csv",
-    ]);
     let answer = client.ok("sql", json!({"query": sql}));
-    assert_eq!(
-        rows(&answer),
-        [cli.lines()
-            .nth(1)
-            .expect("row")
-            .split(',')
-            .map(String::from)
-            .collect::<Vec<_>>()]
-    );
+    let trace = trace.to_str().expect("utf-8");
+    assert_eq!(rows(&answer), cli_rows(&["query", trace, "-e", sql]));
     let ops = client.ok("report", json!({"name": "ops_summary", "limit": 5}));
     assert_eq!(rows(&ops).len(), 5, "{ops}");
     let analysis = client.ok("analyze", json!({}));
@@ -563,21 +549,9 @@ fn collectives_answer_the_cli_sheet_for_a_run() {
     };
     let run = dir.join("collectives/synth_clock4/traces");
     assert!(run.is_dir(), "{} is missing", run.display());
-    let cli = tracesql_ok(&[
-        "collectives",
-        run.to_str().expect("utf-8"),
-        "--only",
-        "straggler_summary",
-        "--format",
-        "csv",
-    ]);
-    let expected: Vec<Vec<String>> = cli
-        .lines()
-        .filter(|l| !l.starts_with("==") && !l.is_empty())
-        .skip(1)
-        .map(|l| l.split(',').map(String::from).collect())
-        .collect();
-    assert!(!expected.is_empty(), "{cli}");
+    let run_dir = run.to_str().expect("utf-8");
+    let expected = cli_rows(&["collectives", run_dir, "--only", "straggler_summary"]);
+    assert!(!expected.is_empty());
     let mut client = Client::start(&run, &[]);
     let answer = client.ok(
         "collectives",
@@ -585,8 +559,8 @@ fn collectives_answer_the_cli_sheet_for_a_run() {
     );
     assert!(answer.starts_with("4 ranks."), "{answer}");
     let ours = rows(&answer);
-    assert_eq!(ours.len(), expected.len(), "{answer}\n{cli}");
+    assert_eq!(ours.len(), expected.len(), "{answer}\n{expected:?}");
     // Same ranks in the same order (numbers are rounded for reading).
     let first = |rows: &[Vec<String>]| rows.iter().map(|r| r[0].clone()).collect::<Vec<_>>();
-    assert_eq!(first(&ours), first(&expected), "{answer}\n{cli}");
+    assert_eq!(first(&ours), first(&expected), "{answer}");
 }
