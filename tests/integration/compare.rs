@@ -664,3 +664,50 @@ fn sheets_choose_the_groups_written_and_the_repl_opens_on_the_comparison() {
         run.stdout
     );
 }
+
+/// Two real recordings of the same training step, on an H100 and on an H200
+/// (fixtures/recorded/): every op is on both sides, each side's op time equals
+/// that side's own ops_summary, and the platforms are the two GPUs'.
+#[test]
+fn the_recorded_h100_and_h200_steps_compare_op_for_op() {
+    let h100 = fixture("recorded/h100_block.json.gz");
+    let h200 = fixture("recorded/h200_block.json.gz");
+    let csv_rows = |text: &str| -> Vec<Vec<String>> {
+        text.lines()
+            .filter(|l| !l.starts_with("==") && !l.is_empty())
+            .skip(1)
+            .map(|l| l.split(',').map(String::from).collect())
+            .collect()
+    };
+    let summary = tracesql_ok(&[
+        "compare",
+        &h100,
+        &h200,
+        "--names",
+        "h100",
+        "h200",
+        "--format",
+        "csv",
+        "-e",
+        "SELECT count(*) AS ops, count(*) FILTER (WHERE status = 'both') AS both_sides, \
+         sum(base_us) AS base_us, sum(target_us) AS target_us, \
+         (SELECT base || '/' || target FROM comparability WHERE \"check\" = 'platform') AS platforms \
+         FROM compare_ops_summary",
+    ]);
+    let row = &csv_rows(&summary)[0];
+    assert_eq!(row[0], row[1], "every op on both sides: {summary}");
+    assert_eq!(row[0], "25", "{summary}");
+    assert_eq!(row[4], "H100/H200", "{summary}");
+    for (i, trace) in [(2, &h100), (3, &h200)] {
+        let report = tracesql_ok(&["report", trace, "--only", "ops_summary", "--format", "csv"]);
+        let own: f64 = csv_rows(&report)
+            .iter()
+            .map(|r| r[1].parse::<f64>().expect("total_direct_kernel_time_sum"))
+            .sum();
+        let compared: f64 = row[i].parse().expect("number");
+        assert!(
+            (own - compared).abs() <= 1e-6 * own,
+            "{trace}: {own} vs {compared}"
+        );
+    }
+}
