@@ -697,10 +697,7 @@ fn apply_session_options(engine: &Engine) -> Result<(), Error> {
             .map_err(Error::query)?;
     }
     if let Some(name) = &options.platform {
-        engine.set_platform(Some(name)).map_err(|e| match e {
-            datafusion::error::DataFusionError::Configuration(message) => Error::Usage(message),
-            other => Error::query(other),
-        })?;
+        engine.choose_platform(name)?;
     }
     Ok(())
 }
@@ -724,15 +721,7 @@ fn load_traces(paths: &[String]) -> Result<Vec<LoadedTrace>, Error> {
 /// A session over `traces`, views registered.
 fn engine_with(traces: Vec<LoadedTrace>, catalog: &Catalog) -> Result<Engine, Error> {
     let _timing = tracesql::timing::Phase::start("session");
-    let mut engine = Engine::with_catalog(catalog.clone());
-    apply_session_options(&engine)?;
-    for trace in traces {
-        engine.add(trace).map_err(Error::query)?;
-    }
-    runtime()?
-        .block_on(engine.register_views())
-        .map_err(Error::query)?;
-    Ok(engine)
+    runtime()?.block_on(Engine::over(catalog, &apply_session_options, traces))
 }
 
 /// What `tracesql collectives` writes or prints.
@@ -1559,10 +1548,7 @@ fn read_comparison(
         move |engine: &Engine| -> Result<(), Error> {
             apply_session_options(engine)?;
             if let Some(name) = &platform {
-                engine.set_platform(Some(name)).map_err(|e| match e {
-                    datafusion::error::DataFusionError::Configuration(m) => Error::Usage(m),
-                    other => Error::query(other),
-                })?;
+                engine.choose_platform(name)?;
             }
             Ok(())
         }

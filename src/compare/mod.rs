@@ -127,10 +127,8 @@ pub async fn read_run(
 ) -> Result<Run, Error> {
     let only_sheets: Vec<String> = VIEW_SHEETS.iter().map(|s| s.to_string()).collect();
     let only = (!reading.all_reports).then_some(only_sheets.as_slice());
-    let mut engine = Engine::with_catalog(catalog.clone());
-    prepare(&engine)?;
-    let name = engine.add(trace).map_err(Error::query)?;
-    engine.register_views().await.map_err(Error::query)?;
+    let name = trace.name.clone();
+    let engine = Engine::over(catalog, prepare, [trace]).await?;
     let sheets = crate::report::run_reports(&engine, only).await?;
     let steps = scalar_i64(&engine, "SELECT profiler_steps FROM run_facts").await?;
     let tree = match reading.tree {

@@ -64,6 +64,23 @@ impl Engine {
         Self::with_memory_limit(catalog, None)
     }
 
+    /// A session over `traces`: `prepare` sets it up first (platform,
+    /// `--tracelens-compat`, report settings), then the traces are added and the
+    /// catalog's views registered. What a command that reads traces works in.
+    pub async fn over(
+        catalog: &Catalog,
+        prepare: &dyn Fn(&Engine) -> Result<(), crate::Error>,
+        traces: impl IntoIterator<Item = LoadedTrace>,
+    ) -> Result<Engine, crate::Error> {
+        let mut engine = Engine::with_catalog(catalog.clone());
+        prepare(&engine)?;
+        for trace in traces {
+            engine.add(trace).map_err(crate::Error::query)?;
+        }
+        engine.register_views().await.map_err(crate::Error::query)?;
+        Ok(engine)
+    }
+
     /// [`with_catalog`](Self::with_catalog), with the memory its queries' sorts,
     /// joins and aggregations may hold bounded to `bytes` (a query past it fails
     /// with a resources-exhausted error instead of growing or spilling to disk): for sessions that
@@ -189,6 +206,15 @@ impl Engine {
     /// Sets the platform roofline columns use (`--platform`, `SET platform = ...`).
     pub fn set_platform(&self, name: Option<&str>) -> Result<(), DataFusionError> {
         self.platforms.set(&self.ctx, name)
+    }
+
+    /// Chooses the platform by name, as a person gives it (`--platform`, a
+    /// tool's argument): a name no platform has is a usage error.
+    pub fn choose_platform(&self, name: &str) -> Result<(), crate::Error> {
+        self.set_platform(Some(name)).map_err(|e| match e {
+            DataFusionError::Configuration(message) => crate::Error::Usage(message),
+            other => crate::Error::query(other),
+        })
     }
 
     /// Takes the platform from a trace's `trace_meta` (its `deviceProperties`),

@@ -10,7 +10,7 @@ use datafusion::arrow::datatypes::Schema;
 use datafusion::arrow::record_batch::RecordBatch;
 
 use crate::output::report_csv::write_markdown_with;
-use crate::output::terminal::{head, reading_cell};
+use crate::output::terminal::{head, reading_cell, shorten_to};
 use crate::output::Sheet;
 
 /// How much one answer may hold.
@@ -49,8 +49,9 @@ pub fn table(schema: &Schema, batches: &[RecordBatch], total: usize, limits: &Li
     let shown_rows: usize = shown.iter().map(|b| b.num_rows()).sum();
     let cut_cells = std::cell::Cell::new(false);
     let cell = |column: &dyn datafusion::arrow::array::Array, row: usize| {
-        let text = reading_cell(column, row, limits.cell_chars);
-        if text.contains('…') && !reading_cell(column, row, usize::MAX).contains('…') {
+        let whole = reading_cell(column, row);
+        let text = shorten_to(whole.clone(), limits.cell_chars);
+        if text != whole {
             cut_cells.set(true);
         }
         text

@@ -186,16 +186,22 @@ impl Session {
         Ok(())
     }
 
-    async fn open(&mut self, path: &str, name: Option<&str>) -> Result<String, Error> {
-        let file = guard::path_under(&self.options.root, path).map_err(Error::Usage)?;
+    /// The traces of `given`, a file (or export directory) under the root, and
+    /// its canonical path. The load runs on a thread of its own so that the
+    /// call's time limit can answer while it goes on (it is bounded by the
+    /// file's size).
+    async fn load_under_root(&self, given: &str) -> Result<(Vec<LoadedTrace>, String), Error> {
+        let file = guard::path_under(&self.options.root, given).map_err(Error::Usage)?;
         let source = file.to_string_lossy().into_owned();
         let reading = source.clone();
-        // A load runs on a thread of its own so that the call's time limit can
-        // answer while it goes on (it is bounded by the file's size).
-        let loaded = tokio::task::spawn_blocking(move || crate::load::load_input(&reading))
+        let traces = tokio::task::spawn_blocking(move || crate::load::load_input(&reading))
             .await
-            .map_err(|e| Error::Usage(format!("{path}: the load stopped: {e}")))??;
-        let mut traces = loaded;
+            .map_err(|e| Error::Usage(format!("{given}: the load stopped: {e}")))??;
+        Ok((traces, source))
+    }
+
+    async fn open(&mut self, path: &str, name: Option<&str>) -> Result<String, Error> {
+        let (mut traces, source) = self.load_under_root(path).await?;
         if let Some(name) = name {
             if traces.len() != 1 {
                 return Err(Error::Usage(format!(
@@ -221,12 +227,9 @@ impl Session {
         }
         let mut lines = Vec::new();
         for trace in traces {
-            let mut engine = Engine::with_catalog(self.catalog.clone());
-            (self.prepare)(&engine)?;
-            let name = engine.add(trace.clone()).map_err(Error::query)?;
-            engine.register_views().await.map_err(Error::query)?;
+            let name = trace.name.clone();
+            let engine = Engine::over(&self.catalog, &*self.prepare, [trace.clone()]).await?;
             self.all.add(trace.clone()).map_err(Error::query)?;
-            self.all.register_views().await.map_err(Error::query)?;
             lines.push(format!(
                 "Opened **{name}** from {source}: {} events, {} kernels. {}",
                 trace.row_count("events"),
@@ -240,6 +243,7 @@ impl Session {
                 engine,
             });
         }
+        self.all.register_views().await.map_err(Error::query)?;
         lines.push(
             "Next: `report` gpu_timeline or ops_summary, `analyze` for prioritized findings, `sql` for anything else (`list_tables`, `describe_table`)."
                 .into(),
@@ -415,16 +419,14 @@ impl Session {
         if let Some(text) = self.analyses.get(&key) {
             return Ok(text.clone());
         }
-        let mut engine = Engine::with_catalog(self.catalog.clone());
-        (self.prepare)(&engine)?;
-        if let Some(name) = &platform {
-            engine.set_platform(Some(name)).map_err(|e| match e {
-                datafusion::error::DataFusionError::Configuration(m) => Error::Usage(m),
-                other => Error::query(other),
-            })?;
-        }
-        engine.add(opened.trace.clone()).map_err(Error::query)?;
-        engine.register_views().await.map_err(Error::query)?;
+        let prepare = |engine: &Engine| -> Result<(), Error> {
+            (self.prepare)(engine)?;
+            match &platform {
+                Some(name) => engine.choose_platform(name),
+                None => Ok(()),
+            }
+        };
+        let engine = Engine::over(&self.catalog, &prepare, [opened.trace.clone()]).await?;
         let analysis = crate::analyze::analyze(&engine).await?;
         let mut markdown = Vec::new();
         crate::analyze::render::markdown(&mut markdown, &analysis)
@@ -439,12 +441,7 @@ impl Session {
         if let Some(o) = self.opened.iter().find(|o| o.name == given) {
             return Ok((o.trace.clone(), o.path.clone()));
         }
-        let file = guard::path_under(&self.options.root, given).map_err(Error::Usage)?;
-        let source = file.to_string_lossy().into_owned();
-        let reading = source.clone();
-        let mut traces = tokio::task::spawn_blocking(move || crate::load::load_input(&reading))
-            .await
-            .map_err(|e| Error::Usage(format!("{given}: the load stopped: {e}")))??;
+        let (mut traces, source) = self.load_under_root(given).await?;
         match traces.len() {
             1 => Ok((traces.remove(0), source)),
             n => Err(Error::Usage(format!(
@@ -549,12 +546,7 @@ impl Session {
         };
         let traces = c::assign_ranks(traces, &files, &options)?;
         let ranks = traces.len();
-        let mut engine = Engine::with_catalog(self.catalog.clone());
-        (self.prepare)(&engine)?;
-        for trace in traces {
-            engine.add(trace).map_err(Error::query)?;
-        }
-        engine.register_views().await.map_err(Error::query)?;
+        let engine = Engine::over(&self.catalog, &*self.prepare, traces).await?;
         let mut text = format!("{ranks} ranks.\n\n");
         if !c::has_collectives(&engine) {
             text.push_str("No collective kernel in these traces: the sheets are empty.\n\n");

@@ -383,17 +383,16 @@ fn shorten(text: String) -> String {
 }
 
 /// One cell as a person (or a model) reads it: floats by [`display_float`],
-/// NULL as an empty cell, text longer than `max_chars` cut in the middle.
-pub fn reading_cell(column: &dyn Array, row: usize, max_chars: usize) -> String {
+/// NULL as an empty cell; long text is the caller's to cut ([`shorten_to`]).
+pub fn reading_cell(column: &dyn Array, row: usize) -> String {
     if column.is_null(row) {
         return String::new();
     }
-    let text = display_float_cell(column, row).unwrap_or_else(|| {
+    display_float_cell(column, row).unwrap_or_else(|| {
         ArrayFormatter::try_new(column, &FormatOptions::default())
             .map(|f| f.value(row).to_string())
             .unwrap_or_default()
-    });
-    shorten_to(text, max_chars)
+    })
 }
 
 /// `text` cut to `max_chars` (at least 3) by replacing its middle with `…`.
