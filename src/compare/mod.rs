@@ -26,7 +26,7 @@ use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use datafusion::datasource::MemTable;
 
 use crate::catalog::{Catalog, Query, QueryKind};
-use crate::engine::Engine;
+use crate::engine::{Engine, Prepare};
 use crate::load::{load_input, MARKER};
 use crate::output::Sheet;
 use crate::Error;
@@ -95,7 +95,7 @@ pub async fn read_side(
     role: Role,
     paths: &[String],
     catalog: &Catalog,
-    prepare: &dyn Fn(&Engine) -> Result<(), Error>,
+    prepare: &Prepare<'_>,
     reading: Reading,
 ) -> Result<Side, Error> {
     let _timing = crate::timing::Phase::start(&format!("read the {} side", role.as_str()));
@@ -122,7 +122,7 @@ pub async fn read_run(
     trace: crate::load::LoadedTrace,
     source: &str,
     catalog: &Catalog,
-    prepare: &dyn Fn(&Engine) -> Result<(), Error>,
+    prepare: &Prepare<'_>,
     reading: Reading,
 ) -> Result<Run, Error> {
     let only_sheets: Vec<String> = VIEW_SHEETS.iter().map(|s| s.to_string()).collect();
@@ -301,11 +301,7 @@ impl Comparison {
 
     /// A session holding `report_<sheet>` for every sheet of any run, the
     /// table `compare_runs`, and the catalog's comparison views.
-    pub async fn session(
-        &self,
-        catalog: &Catalog,
-        prepare: &dyn Fn(&Engine) -> Result<(), Error>,
-    ) -> Result<Engine, Error> {
+    pub async fn session(&self, catalog: &Catalog, prepare: &Prepare<'_>) -> Result<Engine, Error> {
         let engine = Engine::with_catalog(catalog.clone());
         prepare(&engine)?;
         engine.enable_comparison_views();

@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use datafusion::arrow::array::Array;
+use datafusion::arrow::datatypes::{Schema, SchemaRef};
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::datasource::MemTable;
 use datafusion::error::DataFusionError;
@@ -21,6 +22,11 @@ use crate::catalog::{Catalog, Query, QueryKind};
 use crate::ingest::ArgsInFile;
 use crate::load::{rename_trace, LoadedTrace};
 use crate::model::TABLES;
+
+/// What a command does to each new session before its traces are added
+/// (platform, `--tracelens-compat`, report settings). `Sync`, so that the
+/// futures holding it can run on any thread of a runtime.
+pub type Prepare<'a> = dyn Fn(&Engine) -> Result<(), crate::Error> + Sync + 'a;
 
 /// A DataFusion session holding every loaded trace side by side, with tracesql's
 /// functions and the catalog's views registered.
@@ -69,7 +75,7 @@ impl Engine {
     /// catalog's views registered. What a command that reads traces works in.
     pub async fn over(
         catalog: &Catalog,
-        prepare: &dyn Fn(&Engine) -> Result<(), crate::Error>,
+        prepare: &Prepare<'_>,
         traces: impl IntoIterator<Item = LoadedTrace>,
     ) -> Result<Engine, crate::Error> {
         let mut engine = Engine::with_catalog(catalog.clone());
@@ -507,6 +513,14 @@ impl Engine {
     pub async fn run_sql(&self, sql: &str) -> Result<Vec<Vec<RecordBatch>>, DataFusionError> {
         self.runner().run_sql(sql).await
     }
+
+    /// [`run_sql`](Self::run_sql), each result with its schema.
+    pub async fn run_sql_with_schemas(
+        &self,
+        sql: &str,
+    ) -> Result<Vec<(SchemaRef, Vec<RecordBatch>)>, DataFusionError> {
+        self.runner().run_sql_with_schemas(sql).await
+    }
 }
 
 /// Restores the session's target partitions when dropped (see
@@ -592,6 +606,16 @@ impl SqlRunner {
 
     /// Runs every statement in `sql` and returns the result of each.
     pub async fn run_sql(&self, sql: &str) -> Result<Vec<Vec<RecordBatch>>, DataFusionError> {
+        let results = self.run_sql_with_schemas(sql).await?;
+        Ok(results.into_iter().map(|(_, batches)| batches).collect())
+    }
+
+    /// [`run_sql`](Self::run_sql), each result with its schema (known even when
+    /// it has no rows; empty for a statement without results such as `SET`).
+    pub async fn run_sql_with_schemas(
+        &self,
+        sql: &str,
+    ) -> Result<Vec<(SchemaRef, Vec<RecordBatch>)>, DataFusionError> {
         let statements = DFParser::parse_sql(sql)?;
         if statements.is_empty() {
             return Err(DataFusionError::Plan("no SQL statement given".into()));
@@ -602,12 +626,13 @@ impl SqlRunner {
             // `SET platform = 'NAME'` is ours, not a DataFusion setting.
             if let Some(name) = platform_set_by(&statement) {
                 self.platforms.set(&self.ctx, name.as_deref())?;
-                results.push(Vec::new());
+                results.push((Arc::new(Schema::empty()), Vec::new()));
                 continue;
             }
             let plan = state.statement_to_plan(statement).await?;
             let frame = self.ctx.execute_logical_plan(plan).await?;
-            results.push(frame.collect().await?);
+            let schema = frame.schema().inner().clone();
+            results.push((schema, frame.collect().await?));
         }
         Ok(results)
     }

@@ -31,7 +31,7 @@ use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use datafusion::arrow::record_batch::RecordBatch;
 
 use crate::catalog::Catalog;
-use crate::engine::Engine;
+use crate::engine::{Engine, Prepare};
 use crate::load::{
     load_described, reopen, string_column, ExportedFile, ExportedReport, ExportedTrace,
     LoadedTrace, Manifest, TraceInfo, FORMAT, FORMAT_VERSION, MARKER,
@@ -54,7 +54,7 @@ pub struct ExportOptions<'a> {
     pub before_write: Option<&'a WriteHook<'a>>,
     /// Called on each trace's session before the trace is added (the CLI applies
     /// `--platform` / `--platforms` here), so the reports match `tracesql report`.
-    pub prepare: Option<&'a dyn Fn(&Engine) -> Result<(), Error>>,
+    pub prepare: Option<&'a Prepare<'a>>,
 }
 
 /// `tables` with secret-looking values in `trace_meta` replaced.
@@ -127,52 +127,106 @@ pub async fn export_parquet(
             1
         };
     }
-    let staging = Staging::create(target)?;
-    let mut manifest = Manifest {
-        format: FORMAT.into(),
-        format_version: FORMAT_VERSION,
-        tracesql_version: env!("CARGO_PKG_VERSION").into(),
-        schema_version: SCHEMA_VERSION,
-        partitioned: count > 1,
-        traces: Vec::new(),
-    };
+    // One input loaded at a time: a trace's tables are dropped once written.
+    let mut dataset = Dataset::start(target, count > 1)?;
     for path in inputs {
-        for (mut trace, mut info) in load_described(path)? {
-            // Names are unique as in a session: a repeated name gets `#2`, `#3`, ...
-            let base = info.name.clone();
-            let mut k = 1;
-            while manifest.traces.iter().any(|t| t.info.name == info.name) {
-                k += 1;
-                info.name = format!("{base}#{k}");
-            }
-            if info.name != base {
-                trace = trace.renamed(&info.name).map_err(Error::query)?;
-            }
-            let exported = export_trace(
-                staging.path(),
-                trace,
-                info,
-                manifest.partitioned,
-                catalog,
-                options,
-            )
-            .await?;
-            manifest.traces.push(exported);
+        for (trace, info) in load_described(path)? {
+            dataset.add(trace, info, catalog, options).await?;
         }
     }
-    let marker = staging.path().join(MARKER);
-    atomic::write_file(&marker, |out| {
-        serde_json::to_writer_pretty(&mut *out, &manifest)?;
-        out.write_all(b"\n")
-    })
-    .map_err(|e| output_error(&marker, e))?;
-    staging.commit().map_err(|e| {
-        Error::Output(format!(
-            "{}: cannot move the export into place: {e}",
-            target.display()
-        ))
-    })?;
-    Ok(manifest)
+    dataset.commit(target)
+}
+
+/// [`export_parquet`] of traces already loaded (with their provenance, see
+/// [`crate::load::describe`]): what a session that holds its traces exports.
+pub async fn export_loaded(
+    traces: Vec<(LoadedTrace, TraceInfo)>,
+    target: &Path,
+    catalog: &Catalog,
+    options: &ExportOptions<'_>,
+) -> Result<Manifest, Error> {
+    check_target(target)?;
+    let mut dataset = Dataset::start(target, traces.len() > 1)?;
+    for (trace, info) in traces {
+        dataset.add(trace, info, catalog, options).await?;
+    }
+    dataset.commit(target)
+}
+
+/// An export being written: the staging directory and the manifest so far.
+struct Dataset {
+    staging: Staging,
+    manifest: Manifest,
+}
+
+impl Dataset {
+    fn start(target: &Path, partitioned: bool) -> Result<Self, Error> {
+        Ok(Dataset {
+            staging: Staging::create(target)?,
+            manifest: Manifest {
+                format: FORMAT.into(),
+                format_version: FORMAT_VERSION,
+                tracesql_version: env!("CARGO_PKG_VERSION").into(),
+                schema_version: SCHEMA_VERSION,
+                partitioned,
+                traces: Vec::new(),
+            },
+        })
+    }
+
+    /// Writes one trace's tables and reports into the staging directory.
+    async fn add(
+        &mut self,
+        mut trace: LoadedTrace,
+        mut info: TraceInfo,
+        catalog: &Catalog,
+        options: &ExportOptions<'_>,
+    ) -> Result<(), Error> {
+        // Names are unique as in a session: a repeated name gets `#2`, `#3`, ...
+        let base = info.name.clone();
+        let mut k = 1;
+        while self
+            .manifest
+            .traces
+            .iter()
+            .any(|t| t.info.name == info.name)
+        {
+            k += 1;
+            info.name = format!("{base}#{k}");
+        }
+        if info.name != trace.name {
+            trace = trace.renamed(&info.name).map_err(Error::query)?;
+        }
+        let exported = export_trace(
+            self.staging.path(),
+            trace,
+            info,
+            self.manifest.partitioned,
+            catalog,
+            options,
+        )
+        .await?;
+        self.manifest.traces.push(exported);
+        Ok(())
+    }
+
+    /// Writes the manifest and moves the export into place.
+    fn commit(self, target: &Path) -> Result<Manifest, Error> {
+        let Dataset { staging, manifest } = self;
+        let marker = staging.path().join(MARKER);
+        atomic::write_file(&marker, |out| {
+            serde_json::to_writer_pretty(&mut *out, &manifest)?;
+            out.write_all(b"\n")
+        })
+        .map_err(|e| output_error(&marker, e))?;
+        staging.commit().map_err(|e| {
+            Error::Output(format!(
+                "{}: cannot move the export into place: {e}",
+                target.display()
+            ))
+        })?;
+        Ok(manifest)
+    }
 }
 
 /// `trace=<name>`, with characters that cannot be in one path component (or

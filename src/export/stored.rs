@@ -12,7 +12,7 @@ use std::path::Path;
 
 use super::{ExportedTrace, Manifest, TraceInfo};
 use crate::catalog::Catalog;
-use crate::engine::Engine;
+use crate::engine::{Engine, Prepare};
 use crate::ingest::{IngestError, Problem};
 use crate::load::reopen;
 use crate::model::table_doc;
@@ -26,7 +26,7 @@ pub fn stored_reports(
     dir: &str,
     catalog: &Catalog,
     only: Option<&[String]>,
-    prepare: &dyn Fn(&Engine) -> Result<(), Error>,
+    prepare: &Prepare<'_>,
 ) -> Result<Option<Vec<(TraceInfo, Vec<Sheet>)>>, Error> {
     let manifest = reopen::read_manifest(dir)?;
     let wanted = selected_reports(catalog, only)?;
@@ -66,7 +66,7 @@ fn reports_are_current(
     dir: &str,
     trace: &ExportedTrace,
     catalog: &Catalog,
-    prepare: &dyn Fn(&Engine) -> Result<(), Error>,
+    prepare: &Prepare<'_>,
 ) -> Result<bool, Error> {
     if trace.reports_fingerprint.is_empty() {
         return Ok(false);

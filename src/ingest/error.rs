@@ -53,6 +53,9 @@ pub enum Problem {
     /// A directory given as a trace that is not a readable `tracesql export`.
     #[error("not a usable tracesql export: {0}")]
     Export(String),
+    /// The caller stopped the load ([`crate::ingest::cancel`]).
+    #[error("the load was interrupted")]
+    Cancelled,
     #[error("event {index} at byte {offset}: {message}")]
     BadEvent {
         index: u64,

@@ -20,6 +20,7 @@
 //! [`SourceFormat`] variant, a rule in [`format`] and one arm in [`load`].
 //! Nothing here knows about SQL or Arrow.
 
+pub mod cancel;
 pub mod format;
 pub mod kineto;
 pub mod native;

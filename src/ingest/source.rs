@@ -60,6 +60,7 @@ pub struct Chunk {
 impl JsonStream {
     /// The next chunk; None at the end.
     pub fn next_chunk(&mut self) -> Result<Option<Chunk>, Problem> {
+        super::cancel::check()?;
         match self.chunks.recv() {
             Ok(Ok(chunk)) => Ok(Some(chunk)),
             Ok(Err(problem)) => Err(problem),

@@ -71,6 +71,8 @@ pub fn load_inputs_keeping(
         .map_or(1, |n| n.get())
         .min(paths.len());
     let next = std::sync::atomic::AtomicUsize::new(0);
+    // The caller's cancel token, if any, goes with the work to each worker.
+    let token = ingest::cancel::current();
     // Each worker takes the next path until none is left; (index, result) pairs.
     let work = || {
         let mut done = Vec::new();
@@ -85,7 +87,12 @@ pub fn load_inputs_keeping(
     };
     let mut done: Vec<(usize, Result<Vec<LoadedTrace>, IngestError>)> =
         std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..workers).map(|_| scope.spawn(work)).collect();
+            let handles: Vec<_> = (0..workers)
+                .map(|_| {
+                    let token = token.clone();
+                    scope.spawn(move || ingest::cancel::within(token, work))
+                })
+                .collect();
             handles
                 .into_iter()
                 .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
@@ -118,8 +125,12 @@ pub fn load_trace(path: &str) -> Result<LoadedTrace, IngestError> {
         }
         return Ok(traces.pop().expect("one trace"));
     }
+    let stopped = |problem| IngestError::new(path, problem);
     let raw = crate::timing::timed("  decompress + parse", || ingest::load(path))?;
+    // A load stopped by its caller stops between stages too, not only while reading.
+    ingest::cancel::check().map_err(stopped)?;
     let links = crate::timing::timed("  link", || tree::link(&raw));
+    ingest::cancel::check().map_err(stopped)?;
     let name = trace_name(path);
     let (tables, args_in_file) = model::build_tables(raw, links, &name)
         .map_err(|e| IngestError::new(path, Problem::Read(format!("cannot build tables: {e}"))))?;
@@ -242,6 +253,25 @@ mod tests {
 
     fn fixture(name: &str) -> String {
         format!("{}/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))
+    }
+
+    #[test]
+    fn a_cancelled_load_stops_with_its_reason_and_others_go_on() {
+        let token = ingest::cancel::Token::default();
+        token.cancel();
+        let paths = [fixture("basic_linear.json"), fixture("gpu_only.json")];
+        let one = ingest::cancel::within(Some(token.clone()), || load_trace(&paths[0]));
+        let err = one.err().expect("cancelled");
+        assert!(matches!(err.problem, Problem::Cancelled), "{err}");
+        assert!(
+            err.to_string().ends_with("the load was interrupted"),
+            "{err}"
+        );
+        // The token reaches the workers that load several traces side by side.
+        let several = ingest::cancel::within(Some(token), || load_inputs(&paths));
+        assert!(several.is_err());
+        // Outside the token's scope, loads are untouched.
+        assert_eq!(load_inputs(&paths).map(|t| t.len()).ok(), Some(2));
     }
 
     #[test]

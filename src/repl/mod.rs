@@ -19,7 +19,7 @@ use rustyline::history::DefaultHistory;
 use rustyline::Editor;
 
 use crate::catalog::Catalog;
-use crate::engine::Engine;
+use crate::engine::{Engine, Prepare};
 use crate::load::load_input;
 use crate::Error;
 use exec::{Flow, ReplError, Session};
@@ -31,11 +31,7 @@ const PROMPT: &str = "tracesql> ";
 /// `prepare` configures the engine before they load (e.g. `--platform`).
 /// Returns whether every statement succeeded (always true at a terminal, where
 /// errors are part of the conversation).
-pub fn run(
-    traces: &[String],
-    catalog: Catalog,
-    prepare: &dyn Fn(&Engine) -> Result<(), Error>,
-) -> Result<bool, Error> {
+pub fn run(traces: &[String], catalog: Catalog, prepare: &Prepare<'_>) -> Result<bool, Error> {
     if traces.iter().any(|t| t == "-") {
         return Err(Error::Usage(
             "the REPL reads its statements from standard input; give traces as files".into(),

@@ -1,0 +1,105 @@
+//! Running engine work from Python: off the GIL, interruptible, panic-safe.
+//!
+//! Every call that loads a trace or runs a query goes through [`run`]: the work
+//! runs as a task on one process-wide Tokio runtime while the calling Python
+//! thread waits with the GIL released (so other Python threads keep running),
+//! waking every [`POLL`] to let Python handle signals. Ctrl-C
+//! (KeyboardInterrupt) therefore returns within a fraction of a second: the
+//! task is aborted at its next yield (queries), and a load in progress is told
+//! to stop at its next chunk ([`tracesql::ingest::cancel`]). A panic inside the
+//! task ends that task only and comes back as [`InternalError`](crate::errors::InternalError).
+
+use std::future::Future;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use pyo3::exceptions::PyRuntimeError;
+use pyo3::prelude::*;
+
+use crate::errors::Failure;
+
+/// How often a waiting call lets Python check for signals.
+const POLL: Duration = Duration::from_millis(50);
+
+/// The runtime and the process that started it. A child made by `fork()`
+/// (multiprocessing's default on Linux) inherits the runtime's memory but none
+/// of its threads: it gets a runtime of its own, or its first call would wait
+/// forever for workers that do not exist.
+static RUNTIME: Mutex<Option<(u32, &'static tokio::runtime::Runtime)>> = Mutex::new(None);
+
+/// The runtime every call's work runs on, started at first use in each process.
+pub fn runtime() -> PyResult<&'static tokio::runtime::Runtime> {
+    let pid = std::process::id();
+    let mut held = RUNTIME
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some((owner, runtime)) = *held {
+        if owner == pid {
+            return Ok(runtime);
+        }
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name("tracesql")
+        .build()
+        .map_err(|e| PyRuntimeError::new_err(format!("cannot start tracesql's runtime: {e}")))?;
+    // Never dropped: an inherited runtime's threads are not there to join.
+    let runtime: &'static tokio::runtime::Runtime = Box::leak(Box::new(runtime));
+    *held = Some((pid, runtime));
+    Ok(runtime)
+}
+
+/// Runs `work` to its end with the GIL released, or until Python raises
+/// (KeyboardInterrupt): then the work is stopped and the exception returned.
+pub fn run<T, W>(py: Python<'_>, work: W) -> PyResult<T>
+where
+    T: Send + 'static,
+    W: Future<Output = Result<T, Failure>> + Send + 'static,
+{
+    let runtime = runtime()?;
+    let cancel = tracesql::ingest::cancel::Token::default();
+    let task_cancel = cancel.clone();
+    let mut task = runtime.spawn(tracesql::ingest::cancel::scope(task_cancel, work));
+    loop {
+        let waited =
+            py.detach(|| runtime.block_on(async { tokio::time::timeout(POLL, &mut task).await }));
+        match waited {
+            Ok(Ok(result)) => return result.map_err(PyErr::from),
+            Ok(Err(joined)) => return Err(joined_error(joined).into()),
+            Err(_still_running) => {
+                if let Err(raised) = py.check_signals() {
+                    cancel.cancel();
+                    task.abort();
+                    return Err(raised);
+                }
+            }
+        }
+    }
+}
+
+/// Runs blocking `work` (a trace load) on the runtime's blocking threads,
+/// within the caller's cancel scope, as a future [`run`] can wait on.
+pub async fn blocking<T, F>(work: F) -> Result<T, Failure>
+where
+    T: Send + 'static,
+    F: FnOnce() -> Result<T, Failure> + Send + 'static,
+{
+    let token = tracesql::ingest::cancel::current();
+    tokio::task::spawn_blocking(move || tracesql::ingest::cancel::within(token, work))
+        .await
+        .map_err(joined_error)?
+}
+
+/// A task that did not return: it panicked, or was aborted.
+fn joined_error(joined: tokio::task::JoinError) -> Failure {
+    if !joined.is_panic() {
+        return Failure::Panic("the task was cancelled".into());
+    }
+    let payload = joined.into_panic();
+    let message = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".into());
+    Failure::Panic(message)
+}

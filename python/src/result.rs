@@ -1,0 +1,265 @@
+//! [`QueryResult`]: what `sql`, `report` and the listings return: the engine's
+//! Arrow batches, held as they came, handed to pyarrow, pandas, Polars and
+//! DuckDB through the Arrow PyCapsule interface (no copy, no row-by-row
+//! conversion).
+
+use std::fmt::Write as _;
+
+use arrow::ffi::FFI_ArrowSchema;
+use arrow::ffi_stream::FFI_ArrowArrayStream;
+use datafusion::arrow::datatypes::SchemaRef;
+use datafusion::arrow::record_batch::{RecordBatch, RecordBatchIterator};
+use pyo3::exceptions::{PyImportError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyCapsule;
+use tracesql::output::terminal::{self, PrintFormat, PrintOptions};
+
+/// Rows `repr()` and Jupyter show; the rest are counted.
+const SHOWN_ROWS: usize = 40;
+
+/// The result of a query or report: Arrow record batches with their schema.
+///
+/// Convert with `to_arrow()`, `to_pandas()` or `to_polars()`, or hand it to any
+/// library that reads the Arrow PyCapsule interface (`__arrow_c_stream__`):
+/// `pyarrow.table(r)`, `polars.DataFrame(r)`, `duckdb.sql("SELECT * FROM r")`
+/// take it without a copy. `len(r)` is its row count; `r.columns` its column names.
+#[pyclass(name = "Result", module = "tracesql", frozen)]
+pub struct QueryResult {
+    schema: SchemaRef,
+    batches: Vec<RecordBatch>,
+    /// What it is, for `repr()`: a report's sheet name, a query's first line.
+    title: Option<String>,
+}
+
+impl QueryResult {
+    pub fn new(schema: SchemaRef, batches: Vec<RecordBatch>, title: Option<String>) -> Self {
+        // Batches of a plan may carry another schema's metadata; the stream
+        // promises one schema, so every batch is given the result's.
+        let batches = batches
+            .into_iter()
+            .filter(|b| b.num_rows() > 0)
+            .map(|b| match b.clone().with_schema(schema.clone()) {
+                Ok(same) => same,
+                Err(_) => b,
+            })
+            .collect();
+        QueryResult {
+            schema,
+            batches,
+            title,
+        }
+    }
+
+    /// A report sheet: its batches, or its header as text columns when empty.
+    pub fn of_sheet(sheet: &tracesql::output::Sheet) -> Self {
+        let schema = std::sync::Arc::new(sheet.schema());
+        QueryResult::new(schema, sheet.batches.clone(), Some(sheet.sheet.clone()))
+    }
+
+    /// This result with its dictionary columns decoded to their values; None
+    /// when it has none.
+    fn decoded(&self) -> PyResult<Option<QueryResult>> {
+        use datafusion::arrow::datatypes::{DataType, Field, Schema};
+        let is_dictionary = |t: &DataType| matches!(t, DataType::Dictionary(_, _));
+        if !self
+            .schema
+            .fields()
+            .iter()
+            .any(|f| is_dictionary(f.data_type()))
+        {
+            return Ok(None);
+        }
+        let plain = |t: &DataType| match t {
+            DataType::Dictionary(_, value) => value.as_ref().clone(),
+            other => other.clone(),
+        };
+        let fields: Vec<Field> = self
+            .schema
+            .fields()
+            .iter()
+            .map(|f| f.as_ref().clone().with_data_type(plain(f.data_type())))
+            .collect();
+        let schema = std::sync::Arc::new(Schema::new_with_metadata(
+            fields,
+            self.schema.metadata().clone(),
+        ));
+        let cast = |e: datafusion::arrow::error::ArrowError| {
+            PyValueError::new_err(format!("cannot decode a dictionary column: {e}"))
+        };
+        let mut batches = Vec::new();
+        for batch in &self.batches {
+            let columns = batch
+                .columns()
+                .iter()
+                .map(|c| datafusion::arrow::compute::cast(c, &plain(c.data_type())))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(cast)?;
+            batches.push(RecordBatch::try_new(schema.clone(), columns).map_err(cast)?);
+        }
+        Ok(Some(QueryResult::new(schema, batches, self.title.clone())))
+    }
+
+    fn rows(&self) -> usize {
+        self.batches.iter().map(|b| b.num_rows()).sum()
+    }
+
+    fn text_table(&self) -> String {
+        let options = PrintOptions {
+            format: PrintFormat::Table,
+            maxrows: SHOWN_ROWS,
+            timer: false,
+            // The terminal's width (or $COLUMNS, else 100), as the CLI fits its tables.
+            fit_terminal: true,
+            interactive: false,
+        };
+        let mut out = Vec::new();
+        let printed =
+            terminal::print_batches(&mut out, &self.schema, &self.batches, None, &options);
+        match printed {
+            Ok(()) => String::from_utf8_lossy(&out).into_owned(),
+            Err(e) => format!("<cannot print the result: {e}>"),
+        }
+    }
+}
+
+#[pymethods]
+impl QueryResult {
+    /// The column names, in order.
+    #[getter]
+    fn columns(&self) -> Vec<String> {
+        self.schema
+            .fields()
+            .iter()
+            .map(|f| f.name().clone())
+            .collect()
+    }
+
+    /// The row count.
+    #[getter]
+    fn num_rows(&self) -> usize {
+        self.rows()
+    }
+
+    fn __len__(&self) -> usize {
+        self.rows()
+    }
+
+    /// The Arrow C stream of the batches (the Arrow PyCapsule interface). Each
+    /// call makes a new stream over the same buffers. The stream is in the
+    /// result's own schema: a `requested_schema` is a hint the interface lets
+    /// a producer decline, and the consumer casts if it must.
+    #[pyo3(signature = (requested_schema=None))]
+    fn __arrow_c_stream__<'py>(
+        &self,
+        py: Python<'py>,
+        requested_schema: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyCapsule>> {
+        let _ = requested_schema;
+        let batches = self.batches.clone().into_iter().map(Ok);
+        let reader = RecordBatchIterator::new(batches, self.schema.clone());
+        let stream = FFI_ArrowArrayStream::new(Box::new(reader));
+        PyCapsule::new_with_value(py, stream, c"arrow_array_stream")
+    }
+
+    /// The Arrow C schema of the result (the Arrow PyCapsule interface).
+    fn __arrow_c_schema__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyCapsule>> {
+        let schema = FFI_ArrowSchema::try_from(self.schema.as_ref())
+            .map_err(|e| PyValueError::new_err(format!("cannot export the schema: {e}")))?;
+        PyCapsule::new_with_value(py, schema, c"arrow_schema")
+    }
+
+    /// A `pyarrow.Table` over the result's buffers (no copy).
+    fn to_arrow<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        let pyarrow = import(slf.py(), "pyarrow", "to_arrow()")?;
+        pyarrow.getattr("table")?.call1((slf,))
+    }
+
+    /// A `pandas.DataFrame` (through pyarrow's `to_pandas`). Dictionary-encoded
+    /// text columns arrive as plain text: an engine's dictionaries may repeat
+    /// values, which pandas' categoricals refuse.
+    fn to_pandas<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        let py = slf.py();
+        import(py, "pandas", "to_pandas()")?;
+        let this = slf.get();
+        match this.decoded()? {
+            Some(plain) => Self::to_arrow(&Bound::new(py, plain)?)?.call_method0("to_pandas"),
+            None => Self::to_arrow(slf)?.call_method0("to_pandas"),
+        }
+    }
+
+    /// A `polars.DataFrame`, read through the Arrow PyCapsule interface.
+    fn to_polars<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        let polars = import(slf.py(), "polars", "to_polars()")?;
+        polars.getattr("DataFrame")?.call1((slf,))
+    }
+
+    /// The rows as a list of dicts (column → value), through pyarrow.
+    fn to_pylist<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        Self::to_arrow(slf)?.call_method0("to_pylist")
+    }
+
+    fn __repr__(&self) -> String {
+        let table = self.text_table();
+        match &self.title {
+            Some(title) => format!("{title}\n{table}"),
+            None => table,
+        }
+    }
+
+    /// An HTML table of the first rows, for Jupyter.
+    fn _repr_html_(&self) -> String {
+        let mut html = String::from("<div class=\"tracesql-result\">");
+        if let Some(title) = &self.title {
+            let _ = write!(
+                html,
+                "<p><b>{}</b></p>",
+                tracesql::charts::svg::escape(title)
+            );
+        }
+        html.push_str("<table><thead><tr>");
+        for field in self.schema.fields() {
+            let _ = write!(
+                html,
+                "<th>{}</th>",
+                tracesql::charts::svg::escape(field.name())
+            );
+        }
+        html.push_str("</tr></thead><tbody>");
+        let mut shown = 0;
+        'batches: for batch in &self.batches {
+            for row in 0..batch.num_rows() {
+                if shown == SHOWN_ROWS {
+                    break 'batches;
+                }
+                html.push_str("<tr>");
+                for column in batch.columns() {
+                    let cell = terminal::shorten_to(terminal::reading_cell(column, row), 100);
+                    let _ = write!(html, "<td>{}</td>", tracesql::charts::svg::escape(&cell));
+                }
+                html.push_str("</tr>");
+                shown += 1;
+            }
+        }
+        let total = self.rows();
+        let _ = write!(
+            html,
+            "</tbody></table><p>{total} row{}{}</p></div>",
+            if total == 1 { "" } else { "s" },
+            if shown < total {
+                format!(" ({shown} shown)")
+            } else {
+                String::new()
+            }
+        );
+        html
+    }
+}
+
+/// `module`, or an ImportError saying which method needs it.
+fn import<'py>(py: Python<'py>, module: &str, method: &str) -> PyResult<Bound<'py, PyModule>> {
+    py.import(module).map_err(|_| {
+        PyImportError::new_err(format!(
+            "{method} needs the `{module}` package: pip install {module}"
+        ))
+    })
+}
