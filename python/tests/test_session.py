@@ -136,3 +136,23 @@ def test_help_shows_signatures_and_docstrings():
     assert "PyCapsule" in tracesql.Result.__doc__
     assert tracesql.Session.report.__doc__.startswith("One report of one trace")
     assert tracesql.__version__ == "0.1.0"
+
+
+def test_the_type_stubs_name_what_the_module_has():
+    import ast
+    from pathlib import Path
+
+    from tracesql import _native
+
+    stubs = Path(tracesql.__file__).with_name("_native.pyi")
+    tree = ast.parse(stubs.read_text())
+    stubbed = {node.name for node in tree.body if isinstance(node, (ast.ClassDef, ast.FunctionDef))}
+    public = {name for name in dir(_native) if not name.startswith("_")}
+    assert stubbed == public
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and node.name in ("Session", "Result", "Sheets", "Analysis"):
+            methods = {n.name for n in node.body if isinstance(n, ast.FunctionDef)}
+            cls = getattr(_native, node.name)
+            assert methods <= set(dir(cls)), node.name
+            public_methods = {m for m in dir(cls) if not m.startswith("_")}
+            assert public_methods <= methods, (node.name, public_methods - methods)
