@@ -306,10 +306,6 @@ impl Session {
     pub fn opened(&self, name: Option<&str>) -> Result<&Opened, Failure> {
         self.inner.opened(name)
     }
-
-    pub fn options(&self) -> &Options {
-        &self.inner.options
-    }
 }
 
 #[pymethods]
@@ -379,7 +375,7 @@ impl Session {
     #[pyo3(signature = (name, trace=None))]
     fn report(&self, py: Python<'_>, name: String, trace: Option<String>) -> PyResult<QueryResult> {
         let catalog = &self.inner.options.catalog;
-        if tracesql::report::selected_reports(catalog, Some(&[name.clone()])).is_err() {
+        if tracesql::report::selected_reports(catalog, Some(std::slice::from_ref(&name))).is_err() {
             return Err(errors::usage(format!(
                 "unknown report '{name}'; the reports: {}",
                 self.reports().join(", ")
@@ -392,7 +388,8 @@ impl Session {
             // As `tracesql report` runs them: one partition per query (a report's
             // plan is then smaller and its rows come in the CLI's order).
             let _partitions = engine.one_partition_per_query();
-            let sheets = tracesql::report::run_reports(&engine, Some(&[name.clone()])).await?;
+            let sheets =
+                tracesql::report::run_reports(&engine, Some(std::slice::from_ref(&name))).await?;
             let sheet = sheets.first().ok_or_else(|| {
                 errors::usage(format!(
                     "the report '{name}' does not apply to this trace (its format or content)"
