@@ -156,3 +156,23 @@ def test_the_type_stubs_name_what_the_module_has():
             assert methods <= set(dir(cls)), node.name
             public_methods = {m for m in dir(cls) if not m.startswith("_")}
             assert public_methods <= methods, (node.name, public_methods - methods)
+
+
+def test_the_udfs_compute_what_the_cli_computes(cli, tmp_path, bert_h100):
+    query = (
+        "SELECT name, family, pass, \"GFLOPS\", \"TFLOPS/s\", \"Pct Roofline\", "
+        "roofline_efficiency(\"GFLOPS\" * 1e9, \"Data Moved (MB)\" * 1e6, kernel_time, 'H100', 'matrix_bf16') AS eff, "
+        "tflops_per_s(\"GFLOPS\" * 1e9, kernel_time) AS tflops "
+        "FROM perf_metrics ORDER BY uid, pass"
+    )
+    s = tracesql.open(bert_h100)
+    (tmp_path / "q.csv").write_text(cli("query", bert_h100, "-e", query, "--format", "csv"))
+    ours = s.sql(query).to_pandas()
+    assert len(ours) > 10 and ours["GFLOPS"].notna().any()
+    assert_same_rows(ours, tmp_path / "q.csv")
+    functions = set(s.sql("SELECT name FROM tracesql_functions").to_pandas()["name"])
+    listed = cli("query", bert_h100, "-e", "SELECT name FROM tracesql_functions", "--format", "csv")
+    import csv
+    import io
+
+    assert functions == {row["name"] for row in csv.DictReader(io.StringIO(listed))}
