@@ -292,21 +292,31 @@ impl Accumulator for KernelStatsAccumulator {
 
 /// Reads a `LIST<STRUCT<name, dur, stream, …>>` column, one entry per row.
 fn decode_kernel_lists(array: &ArrayRef) -> Result<Vec<Option<Vec<Kernel>>>> {
-    let (lists, structs) = list_of_structs("kernel_stats", array)?;
+    let (lists, all_structs) = list_of_structs("kernel_stats", array)?;
+    let offsets = lists.value_offsets();
+    // Only the struct values these rows cover are cast and read. A grouped
+    // aggregate calls this once per group with a slice of the list, whose
+    // values are still the whole column's: casting them all each time made a
+    // report's cost grow with groups × kernels.
+    let base = offsets[0] as usize;
+    let covered = offsets[lists.len()] as usize - base;
+    let structs = &all_structs.slice(base, covered);
     let names = required_child("kernel_stats", structs, "name", &DataType::Utf8)?;
     let names = names.as_string::<i32>();
     let durs = required_child("kernel_stats", structs, "dur", &DataType::Float64)?;
     let durs = durs.as_primitive::<Float64Type>();
     let streams = child(structs, "stream", &DataType::Int64)?;
     let streams = streams.as_ref().map(|s| s.as_primitive::<Int64Type>());
-    let offsets = lists.value_offsets();
     let mut out = Vec::with_capacity(lists.len());
     for row in 0..lists.len() {
         if lists.is_null(row) {
             out.push(None);
             continue;
         }
-        let (start, end) = (offsets[row] as usize, offsets[row + 1] as usize);
+        let (start, end) = (
+            offsets[row] as usize - base,
+            offsets[row + 1] as usize - base,
+        );
         let mut kernels = Vec::with_capacity(end - start);
         for j in start..end {
             if structs.is_null(j) || names.is_null(j) {
@@ -401,6 +411,28 @@ mod tests {
             dur: Some(dur),
             stream: Some(7),
         }
+    }
+
+    #[test]
+    fn a_slice_of_the_lists_decodes_to_its_own_rows() {
+        let lists = vec![
+            Some(vec![kernel("a", 1.0)]),
+            None,
+            Some(vec![kernel("b", 2.0), kernel("c", 3.0)]),
+            Some(vec![kernel("d", 4.0)]),
+        ];
+        let whole: ArrayRef = Arc::new(encode_kernel_lists(&lists).expect("encodes"));
+        // What a grouped aggregate hands over: rows 1..3, the values still whole.
+        let sliced = whole.slice(1, 2);
+        assert_eq!(decode_kernel_lists(&sliced).expect("decodes"), lists[1..3]);
+        assert_eq!(
+            decode_kernel_lists(&whole.slice(3, 1)).expect("decodes"),
+            lists[3..]
+        );
+        assert_eq!(
+            decode_kernel_lists(&whole.slice(0, 0)).expect("decodes"),
+            vec![]
+        );
     }
 
     #[test]
