@@ -9,7 +9,7 @@ use tracesql::catalog::Catalog;
 use tracesql::engine::session_catalog::{
     columns_batch, documented_columns, model_tables_listing, queries_batch,
 };
-use tracesql::engine::Engine;
+use tracesql::engine::{Engine, SessionOptions};
 use tracesql::export::{export_parquet, stored_reports, ExportOptions};
 use tracesql::load::reopen::is_directory;
 use tracesql::load::{load_described, load_input, load_inputs, LoadedTrace, TraceInfo};
@@ -655,15 +655,8 @@ fn run(cli: Cli) -> Result<(), Error> {
     }
 }
 
-/// The options every session of a run gets: `--platforms`, `--platform` and
-/// `--tracelens-compat`, read once in `run`.
-struct SessionOptions {
-    extra_platforms: Vec<tracesql_udfs::roofline::Platform>,
-    platform: Option<String>,
-    tracelens_compat: bool,
-    settings: std::collections::BTreeMap<String, String>,
-}
-
+/// The options every session of a run gets (`--tracelens-compat`, `--set`,
+/// `--platforms`, `--platform`), read once in `run`.
 static SESSION_OPTIONS: std::sync::OnceLock<SessionOptions> = std::sync::OnceLock::new();
 
 fn read_session_options(cli: &Cli) -> Result<(), Error> {
@@ -682,24 +675,12 @@ fn read_session_options(cli: &Cli) -> Result<(), Error> {
     Ok(())
 }
 
-/// Applies `--tracelens-compat`, `--platforms` then `--platform` to a new session.
+/// Applies the run's session options to a new session.
 fn apply_session_options(engine: &Engine) -> Result<(), Error> {
-    let Some(options) = SESSION_OPTIONS.get() else {
-        return Ok(());
-    };
-    engine.set_tracelens_compat(options.tracelens_compat);
-    engine
-        .set_settings(options.settings.clone())
-        .map_err(Error::Usage)?;
-    if !options.extra_platforms.is_empty() {
-        engine
-            .extend_platforms(options.extra_platforms.clone())
-            .map_err(Error::query)?;
+    match SESSION_OPTIONS.get() {
+        Some(options) => options.apply(engine),
+        None => Ok(()),
     }
-    if let Some(name) = &options.platform {
-        engine.choose_platform(name)?;
-    }
-    Ok(())
 }
 
 fn load_all(paths: &[String], catalog: &Catalog) -> Result<Engine, Error> {
@@ -1326,21 +1307,6 @@ fn split_side(arg: &str) -> Vec<String> {
         .collect()
 }
 
-/// A side's default label: its first input's name without the trace and
-/// report-folder suffixes.
-fn default_label(paths: &[String]) -> String {
-    let first = paths.first().map(String::as_str).unwrap_or("");
-    let name = std::path::Path::new(first.trim_end_matches('/'))
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let mut name = name.as_str();
-    for suffix in [".gz", ".zip", ".json", "_perf_report_csvs"] {
-        name = name.strip_suffix(suffix).unwrap_or(name);
-    }
-    name.to_string()
-}
-
 /// The two labels: `--names`, else the inputs' names, else base / target.
 fn compare_labels(request: &CompareRequest) -> Result<[String; 2], Error> {
     use tracesql::compare::report_diff::check_tag;
@@ -1356,7 +1322,10 @@ fn compare_labels(request: &CompareRequest) -> Result<[String; 2], Error> {
         }
         return Ok([names[0].clone(), names[1].clone()]);
     }
-    let derived = [default_label(&request.base), default_label(&request.target)];
+    let derived = [
+        tracesql::compare::default_label(&request.base),
+        tracesql::compare::default_label(&request.target),
+    ];
     let usable = derived.iter().all(|l| check_tag(l).is_ok()) && derived[0] != derived[1];
     Ok(if usable {
         derived
@@ -1598,7 +1567,10 @@ fn comparative(
     if reference.is_empty() {
         return Err(Error::Usage("--reference needs a trace".into()));
     }
-    let request_labels = [default_label(&reference), default_label(targets)];
+    let request_labels = [
+        tracesql::compare::default_label(&reference),
+        tracesql::compare::default_label(targets),
+    ];
     let labels =
         if request_labels[0] != request_labels[1] && request_labels.iter().all(|l| !l.is_empty()) {
             request_labels

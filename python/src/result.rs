@@ -3,7 +3,7 @@
 //! DuckDB through the Arrow PyCapsule interface (no copy, no row-by-row
 //! conversion).
 
-use std::fmt::Write as _;
+use std::sync::Arc;
 
 use arrow::ffi::FFI_ArrowSchema;
 use arrow::ffi_stream::FFI_ArrowArrayStream;
@@ -52,7 +52,7 @@ impl QueryResult {
 
     /// A report sheet: its batches, or its header as text columns when empty.
     pub fn of_sheet(sheet: &tracesql::output::Sheet) -> Self {
-        let schema = std::sync::Arc::new(sheet.schema());
+        let schema = Arc::new(sheet.schema());
         QueryResult::new(schema, sheet.batches.clone(), Some(sheet.sheet.clone()))
     }
 
@@ -60,42 +60,33 @@ impl QueryResult {
     /// when it has none.
     fn decoded(&self) -> PyResult<Option<QueryResult>> {
         use datafusion::arrow::datatypes::{DataType, Field, Schema};
-        let is_dictionary = |t: &DataType| matches!(t, DataType::Dictionary(_, _));
-        if !self
-            .schema
-            .fields()
-            .iter()
-            .any(|f| is_dictionary(f.data_type()))
-        {
+        let plain = |f: &Field| match f.data_type() {
+            DataType::Dictionary(_, value) => {
+                Some(f.clone().with_data_type(value.as_ref().clone()))
+            }
+            _ => None,
+        };
+        if !self.schema.fields().iter().any(|f| plain(f).is_some()) {
             return Ok(None);
         }
-        let plain = |t: &DataType| match t {
-            DataType::Dictionary(_, value) => value.as_ref().clone(),
-            other => other.clone(),
-        };
         let fields: Vec<Field> = self
             .schema
             .fields()
             .iter()
-            .map(|f| f.as_ref().clone().with_data_type(plain(f.data_type())))
+            .map(|f| plain(f).unwrap_or_else(|| f.as_ref().clone()))
             .collect();
-        let schema = std::sync::Arc::new(Schema::new_with_metadata(
+        let schema = Arc::new(Schema::new_with_metadata(
             fields,
             self.schema.metadata().clone(),
         ));
-        let cast = |e: datafusion::arrow::error::ArrowError| {
-            PyValueError::new_err(format!("cannot decode a dictionary column: {e}"))
-        };
-        let mut batches = Vec::new();
-        for batch in &self.batches {
-            let columns = batch
-                .columns()
-                .iter()
-                .map(|c| datafusion::arrow::compute::cast(c, &plain(c.data_type())))
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(cast)?;
-            batches.push(RecordBatch::try_new(schema.clone(), columns).map_err(cast)?);
-        }
+        let batches = self
+            .batches
+            .iter()
+            .map(|batch| tracesql::model::cast_batch(batch, schema.clone()))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| {
+                PyValueError::new_err(format!("cannot decode a dictionary column: {e}"))
+            })?;
         Ok(Some(QueryResult::new(schema, batches, self.title.clone())))
     }
 
@@ -206,44 +197,25 @@ impl QueryResult {
         }
     }
 
-    /// An HTML table of the first rows, for Jupyter.
+    /// An HTML table of the first rows, for Jupyter (the HTML report's tables).
     fn _repr_html_(&self) -> String {
-        let mut html = String::from("<div class=\"tracesql-result\">");
-        if let Some(title) = &self.title {
-            let _ = write!(
-                html,
-                "<p><b>{}</b></p>",
-                tracesql::charts::svg::escape(title)
-            );
-        }
-        html.push_str("<table><thead><tr>");
-        for field in self.schema.fields() {
-            let _ = write!(
-                html,
-                "<th>{}</th>",
-                tracesql::charts::svg::escape(field.name())
-            );
-        }
-        html.push_str("</tr></thead><tbody>");
-        let mut shown = 0;
-        'batches: for batch in &self.batches {
+        let header = self.columns();
+        let mut rows = Vec::new();
+        for batch in terminal::head(&self.batches, SHOWN_ROWS) {
             for row in 0..batch.num_rows() {
-                if shown == SHOWN_ROWS {
-                    break 'batches;
-                }
-                html.push_str("<tr>");
-                for column in batch.columns() {
-                    let cell = terminal::shorten_to(terminal::reading_cell(column, row), 100);
-                    let _ = write!(html, "<td>{}</td>", tracesql::charts::svg::escape(&cell));
-                }
-                html.push_str("</tr>");
-                shown += 1;
+                let cells = batch
+                    .columns()
+                    .iter()
+                    .map(|column| terminal::shorten_to(terminal::reading_cell(column, row), 100));
+                rows.push(cells.collect::<Vec<_>>());
             }
         }
-        let total = self.rows();
-        let _ = write!(
-            html,
-            "</tbody></table><p>{total} row{}{}</p></div>",
+        let (shown, total) = (rows.len(), self.rows());
+        let title = self.title.as_deref().map_or(String::new(), |t| {
+            format!("<p><b>{}</b></p>", tracesql::charts::svg::escape(t))
+        });
+        let counted = format!(
+            "{total} row{}{}",
             if total == 1 { "" } else { "s" },
             if shown < total {
                 format!(" ({shown} shown)")
@@ -251,7 +223,10 @@ impl QueryResult {
                 String::new()
             }
         );
-        html
+        format!(
+            "<div class=\"tracesql-result\">{title}{}<p>{counted}</p></div>",
+            tracesql::charts::page::html_table(&header, &rows, &[])
+        )
     }
 }
 

@@ -111,10 +111,7 @@ impl SideInput {
     fn label(&self) -> String {
         match self {
             SideInput::Loaded { trace, .. } => trace.name.clone(),
-            SideInput::Files(paths) => paths
-                .first()
-                .map(|p| tracesql::load::trace_name(p.trim_end_matches('/')))
-                .unwrap_or_default(),
+            SideInput::Files(paths) => tracesql::compare::default_label(paths),
         }
     }
 
@@ -169,7 +166,7 @@ pub async fn compare(
         let prepare = |engine: &Engine| side_options.prepare(engine);
         let catalog = &options.catalog;
         let reading = Reading {
-            all_reports: options.tracelens_compat,
+            all_reports: options.session.tracelens_compat,
             tree: trees,
             tree_args: false,
         };

@@ -5,10 +5,9 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use datafusion::arrow::array::{Array, StringArray};
 use pyo3::prelude::*;
 use tracesql::catalog::{Catalog, QueryKind};
-use tracesql::engine::Engine;
+use tracesql::engine::{Engine, SessionOptions};
 use tracesql::load::{LoadedTrace, TraceInfo};
 
 use crate::analysis::Analysis;
@@ -40,9 +39,8 @@ pub fn warm_up() -> PyResult<()> {
 #[derive(Clone)]
 pub struct Options {
     pub catalog: Catalog,
-    pub platform: Option<String>,
-    pub tracelens_compat: bool,
-    pub extra_platforms: Vec<tracesql_udfs::roofline::Platform>,
+    /// Applied by the library, as the CLI applies its own.
+    pub session: SessionOptions,
 }
 
 impl Options {
@@ -63,15 +61,16 @@ impl Options {
             }
             None => Vec::new(),
         };
-        let options = Options {
-            catalog,
-            platform,
+        let session = SessionOptions {
             tracelens_compat,
             extra_platforms,
+            platform,
+            ..SessionOptions::default()
         };
+        let options = Options { catalog, session };
         // An unknown platform is an error now, not at the first query (the
         // sessions made later are prepared with the same options).
-        if options.platform.is_some() || !options.extra_platforms.is_empty() {
+        if options.session.platform.is_some() || !options.session.extra_platforms.is_empty() {
             options.prepare(&Engine::with_catalog(options.catalog.clone()))?;
         }
         Ok(options)
@@ -79,24 +78,16 @@ impl Options {
 
     /// Sets up a new engine session as the CLI's options would.
     pub fn prepare(&self, engine: &Engine) -> Result<(), tracesql::Error> {
-        engine.set_tracelens_compat(self.tracelens_compat);
-        if !self.extra_platforms.is_empty() {
-            engine
-                .extend_platforms(self.extra_platforms.clone())
-                .map_err(tracesql::Error::query)?;
-        }
-        if let Some(name) = &self.platform {
-            engine.choose_platform(name)?;
-        }
-        Ok(())
+        self.session.apply(engine)
     }
 
     /// These options with another platform (None: keep this one).
     pub fn with_platform(&self, platform: Option<String>) -> Options {
-        Options {
-            platform: platform.or_else(|| self.platform.clone()),
-            ..self.clone()
+        let mut options = self.clone();
+        if platform.is_some() {
+            options.session.platform = platform;
         }
+        options
     }
 }
 
@@ -105,6 +96,9 @@ pub struct Opened {
     pub trace: LoadedTrace,
     /// The file or export directory it was read from.
     pub source: String,
+    /// Its provenance as an export's manifest records it; None for a trace
+    /// file, described (hashed) only when exported.
+    pub info: Option<TraceInfo>,
 }
 
 struct Inner {
@@ -141,23 +135,13 @@ impl Inner {
     fn formats(&self) -> Vec<String> {
         let mut formats = Vec::new();
         for o in &self.opened {
-            let Some(meta) = o.trace.table("trace_meta") else {
-                continue;
-            };
-            let column = |name: &str| {
-                meta.column_by_name(name)
-                    .and_then(|c| c.as_any().downcast_ref::<StringArray>())
-            };
-            let (Some(keys), Some(values)) = (column("key"), column("value")) else {
-                continue;
-            };
-            for row in 0..meta.num_rows() {
-                if keys.value(row) == "source_format" && !values.is_null(row) {
-                    // trace_meta values are JSON: the format is a JSON string.
-                    let format = values.value(row).trim_matches('"').to_string();
-                    if !formats.contains(&format) {
-                        formats.push(format);
-                    }
+            let meta = o.trace.table("trace_meta");
+            let format =
+                meta.and_then(|m| tracesql::engine::platform::meta_value(m, "source_format"));
+            // trace_meta values are JSON: the format is a JSON string.
+            if let Some(format) = format.map(|f| f.trim_matches('"').to_string()) {
+                if !formats.contains(&format) {
+                    formats.push(format);
                 }
             }
         }
@@ -219,9 +203,10 @@ pub async fn open_session(
         let mut opened = Vec::new();
         // Side by side, as the CLI loads several traces; then matched to their files.
         for (path, traces) in reading.iter().zip(load_each(&reading)?) {
-            opened.extend(traces.into_iter().map(|trace| Opened {
+            opened.extend(traces.into_iter().map(|(trace, info)| Opened {
                 trace,
                 source: path.clone(),
+                info,
             }));
         }
         Ok(opened)
@@ -248,21 +233,32 @@ pub async fn open_session(
     })
 }
 
-/// Each path's traces. Trace files load side by side (one per core at most),
-/// as the CLI loads several; an export directory may hold several traces.
-fn load_each(paths: &[String]) -> Result<Vec<Vec<LoadedTrace>>, Failure> {
+/// A trace and the provenance its export recorded (None: a trace file).
+type Described = (LoadedTrace, Option<TraceInfo>);
+
+/// Each path's traces, with the provenance an export records. Trace files
+/// load side by side (one per core at most), as the CLI loads several; an
+/// export directory may hold several traces.
+fn load_each(paths: &[String]) -> Result<Vec<Vec<Described>>, Failure> {
     let exports = paths
         .iter()
         .any(|p| tracesql::load::reopen::is_directory(p));
     if exports {
         let mut each = Vec::new();
         for path in paths {
-            each.push(tracesql::load::load_input(path)?);
+            let traces = match tracesql::load::reopen::is_directory(path) {
+                true => tracesql::load::reopen::read_export(path)?
+                    .into_iter()
+                    .map(|(trace, info)| (trace, Some(info)))
+                    .collect(),
+                false => vec![(tracesql::load::load_trace(path)?, None)],
+            };
+            each.push(traces);
         }
         return Ok(each);
     }
     let traces = tracesql::load::load_inputs(paths)?;
-    Ok(traces.into_iter().map(|t| vec![t]).collect())
+    Ok(traces.into_iter().map(|t| vec![(t, None)]).collect())
 }
 
 /// The traces renamed to `names` (one name per trace, in order).
@@ -282,10 +278,7 @@ fn rename(opened: Vec<Opened>, names: Option<Vec<String>>) -> Result<Vec<Opened>
         .zip(names)
         .map(|(o, name)| {
             let trace = o.trace.renamed(&name).map_err(errors::query)?;
-            Ok(Opened {
-                trace,
-                source: o.source,
-            })
+            Ok(Opened { trace, ..o })
         })
         .collect()
 }
@@ -497,21 +490,12 @@ impl Session {
     }
 }
 
-/// The provenance an export records for an opened trace.
+/// The provenance an export records for an opened trace: its export's, or
+/// its file's (hashed now); named as the session names it.
 fn info_of(opened: &Opened) -> Result<TraceInfo, Failure> {
-    let source = &opened.source;
-    let mut info = if std::path::Path::new(source).is_file() {
-        tracesql::load::describe(source, &opened.trace)?
-    } else {
-        // Read from an export directory: its Parquet files are the source now.
-        TraceInfo {
-            name: opened.trace.name.clone(),
-            source: source.clone(),
-            source_sha256: String::new(),
-            device: tracesql::load::device_of(&opened.trace.tables),
-            platform: String::new(),
-            redacted: false,
-        }
+    let mut info = match &opened.info {
+        Some(info) => info.clone(),
+        None => tracesql::load::describe(&opened.source, &opened.trace)?,
     };
     info.name = opened.trace.name.clone();
     Ok(info)

@@ -112,6 +112,10 @@ def test_export_writes_a_dataset_that_opens_again(cli, tmp_path):
     assert again.sql(query).to_pylist() == s.sql(query).to_pylist()
     printed = cli("query", tmp_path / "ds", "-e", "SELECT count(*) AS n FROM kernels", "--format", "csv")
     assert printed.split() == ["n", str(len(s.sql("SELECT * FROM kernels")))]
+    # Exported again from the export, the traces keep their provenance.
+    again_manifest = again.export(tmp_path / "ds2")
+    first, second = manifest["traces"][0], again_manifest["traces"][0]
+    assert (second["source"], second["source_sha256"]) == (first["source"], first["source_sha256"])
     with pytest.raises(ValueError):
         s.export(FIXTURES)  # not an export: refused, nothing written
 

@@ -83,26 +83,7 @@ impl Page {
     /// A table of text cells; `classes` (one per row, may be empty) style
     /// rows (a finding's priority). Cells that read as numbers align right.
     pub fn table(&mut self, header: &[String], rows: &[Vec<String>], classes: &[String]) {
-        // Wide tables scroll inside their box instead of widening the page.
-        let mut html = String::from("<div class=\"wide\"><table>\n<tr>");
-        for h in header {
-            html.push_str(&format!("<th>{}</th>", escape(h)));
-        }
-        html.push_str("</tr>\n");
-        for (i, row) in rows.iter().enumerate() {
-            match classes.get(i).filter(|c| !c.is_empty()) {
-                Some(class) => html.push_str(&format!("<tr class=\"{}\">", escape(class))),
-                None => html.push_str("<tr>"),
-            }
-            for cell in row {
-                let numeric = !cell.is_empty() && cell.parse::<f64>().is_ok();
-                let class = if numeric { " class=\"num\"" } else { "" };
-                html.push_str(&format!("<td{class}>{}</td>", escape(cell)));
-            }
-            html.push_str("</tr>\n");
-        }
-        html.push_str("</table></div>\n");
-        self.body.push_str(&html);
+        self.body.push_str(&html_table(header, rows, classes));
     }
 
     /// A sheet's first `limit` rows as a table, numbers shortened, with a
@@ -184,4 +165,30 @@ mod tests {
         assert_eq!(for_people("123"), "123");
         assert_eq!(for_people("aten::mm"), "aten::mm");
     }
+}
+
+/// A table of text cells as HTML (what [`Page::table`] adds, and what the
+/// Python package shows in Jupyter); `classes` (one per row, may be empty)
+/// style rows. Cells that read as numbers align right; wide tables scroll
+/// inside their box instead of widening the page.
+pub fn html_table(header: &[String], rows: &[Vec<String>], classes: &[String]) -> String {
+    let mut html = String::from("<div class=\"wide\"><table>\n<tr>");
+    for h in header {
+        html.push_str(&format!("<th>{}</th>", escape(h)));
+    }
+    html.push_str("</tr>\n");
+    for (i, row) in rows.iter().enumerate() {
+        match classes.get(i).filter(|c| !c.is_empty()) {
+            Some(class) => html.push_str(&format!("<tr class=\"{}\">", escape(class))),
+            None => html.push_str("<tr>"),
+        }
+        for cell in row {
+            let numeric = !cell.is_empty() && cell.parse::<f64>().is_ok();
+            let class = if numeric { " class=\"num\"" } else { "" };
+            html.push_str(&format!("<td{class}>{}</td>", escape(cell)));
+        }
+        html.push_str("</tr>\n");
+    }
+    html.push_str("</table></div>\n");
+    html
 }

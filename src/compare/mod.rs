@@ -69,6 +69,21 @@ pub struct Side {
     pub runs: Vec<Run>,
 }
 
+/// A side's default label: its first input's name without the trace and
+/// report-folder suffixes.
+pub fn default_label(paths: &[String]) -> String {
+    let first = paths.first().map(String::as_str).unwrap_or("");
+    let name = Path::new(first.trim_end_matches('/'))
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut name = name.as_str();
+    for suffix in [".gz", ".zip", ".json", "_perf_report_csvs"] {
+        name = name.strip_suffix(suffix).unwrap_or(name);
+    }
+    name.to_string()
+}
+
 /// A TraceLens report folder (`<trace>_perf_report_csvs`): CSV sheets, no
 /// tracesql export marker.
 pub fn is_report_folder(path: &str) -> bool {

@@ -28,6 +28,37 @@ use crate::model::TABLES;
 /// futures holding it can run on any thread of a runtime.
 pub type Prepare<'a> = dyn Fn(&Engine) -> Result<(), crate::Error> + Sync + 'a;
 
+/// What the CLI's `--tracelens-compat`, `--set`, `--platforms` and `--platform`
+/// do to every new session (and the Python package's options of the same
+/// names): applied by [`SessionOptions::apply`], in that order.
+#[derive(Clone, Default)]
+pub struct SessionOptions {
+    pub tracelens_compat: bool,
+    pub settings: BTreeMap<String, String>,
+    pub extra_platforms: Vec<tracesql_udfs::roofline::Platform>,
+    pub platform: Option<String>,
+}
+
+impl SessionOptions {
+    /// Sets up a new session: compat, settings, the extra platforms, then the
+    /// chosen platform (a name no platform has is a usage error).
+    pub fn apply(&self, engine: &Engine) -> Result<(), crate::Error> {
+        engine.set_tracelens_compat(self.tracelens_compat);
+        engine
+            .set_settings(self.settings.clone())
+            .map_err(crate::Error::Usage)?;
+        if !self.extra_platforms.is_empty() {
+            engine
+                .extend_platforms(self.extra_platforms.clone())
+                .map_err(crate::Error::query)?;
+        }
+        if let Some(name) = &self.platform {
+            engine.choose_platform(name)?;
+        }
+        Ok(())
+    }
+}
+
 /// A DataFusion session holding every loaded trace side by side, with tracesql's
 /// functions and the catalog's views registered.
 pub struct Engine {
