@@ -1,5 +1,5 @@
 -- name: linked_kernels
--- version: 4
+-- version: 5
 -- kind: view
 -- description: GPU work tied to the runtime call that launched it: what the timeline and the launcher tables count.
 --
@@ -59,7 +59,11 @@ WITH launchless AS (
       SELECT 1 FROM classified_kernels k WHERE k.trace = m.trace AND k.launch_uid IS NOT NULL
     )
 )
-SELECT * FROM classified_kernels
-WHERE (launch_uid IS NOT NULL
-       AND (NOT tracelens_compat() OR linked_by IN ('flow', 'graph')))
-   OR trace IN (SELECT trace FROM launchless)
+-- A join rather than `trace IN (SELECT ...)` under OR: the same rows (one
+-- launchless row per trace at most), and no mark join, which a cluster's plan
+-- codec cannot carry.
+SELECT k.* FROM classified_kernels k
+LEFT JOIN launchless l ON l.trace = k.trace
+WHERE (k.launch_uid IS NOT NULL
+       AND (NOT tracelens_compat() OR k.linked_by IN ('flow', 'graph')))
+   OR l.trace IS NOT NULL
