@@ -11,6 +11,7 @@
 //! | `tree` | the call-tree links between those events |
 //! | `model` | events + links → the Arrow tables, with their column docs |
 //! | `load` | a trace file or an export directory → tables (`LoadedTrace`), with its provenance and the export manifest |
+//! | `dataset` | an export directory read in place: Parquet scans pruned by trace and rank |
 //! | `catalog` | the SQL files: views, categories, reports, rules, their headers |
 //! | `output` | writers and printers of results: terminal, CSV, Markdown, Excel, Parquet, atomic files |
 //! | `charts` | query results drawn: SVG charts (roofline, stacked timeline, bars, waterfall, heatmap) and the one-file HTML report |
@@ -22,6 +23,7 @@
 //! | `reproduce` | ops of a loaded trace (by uid, name or an analysis's findings) → replay packages on disk |
 //! | `export` | writes a Parquet dataset that `load` reopens |
 //! | `compare` | two sides' reports side by side: the comparison session and TraceLens's report diff |
+//! | `cluster` | (`--features cluster`) datasets on a Ballista cluster: the client session, plan codecs, scheduler and executor |
 //! | `repl` | the interactive shell |
 //! | `mcp` | the Model Context Protocol server: the tools, resources and prompts an AI agent uses |
 //! | `fuzzing` | the fuzz targets' entry points: untrusted bytes through each reader |
@@ -31,8 +33,11 @@
 pub mod analyze;
 pub mod catalog;
 pub mod charts;
+#[cfg(feature = "cluster")]
+pub mod cluster;
 pub mod collectives;
 pub mod compare;
+pub mod dataset;
 pub mod engine;
 pub mod export;
 pub mod fuzzing;
@@ -126,6 +131,7 @@ mod layering {
         "tree",
         "model",
         "load",
+        "dataset",
         "catalog",
         "output",
         "charts",
@@ -137,6 +143,7 @@ mod layering {
         "reproduce",
         "export",
         "compare",
+        "cluster",
         "repl",
         "mcp",
         "fuzzing",

@@ -10,6 +10,7 @@ use tracesql::engine::session_catalog::{
     columns_batch, documented_columns, model_tables_listing, queries_batch,
 };
 use tracesql::engine::{Engine, SessionOptions};
+use tracesql::export::append::{append_parquet, AppendOptions};
 use tracesql::export::{export_parquet, stored_reports, ExportOptions};
 use tracesql::load::reopen::is_directory;
 use tracesql::load::{load_described, load_input, load_inputs, LoadedTrace, TraceInfo};
@@ -60,10 +61,86 @@ struct Cli {
     /// a name no query reads is an error that lists the known ones.
     #[arg(long = "set", global = true, value_name = "NAME=VALUE", value_parser = parse_setting)]
     settings: Vec<(String, String)>,
+    /// Run `query`, `report` and `analyze` over an export directory (a dataset) on the
+    /// Ballista cluster whose scheduler is at df://HOST:PORT (see `tracesql
+    /// cluster`); needs a tracesql built with `--features cluster`.
+    #[arg(long, global = true, value_name = "df://HOST:PORT")]
+    cluster: Option<String>,
+    /// With --cluster: give up, with an error, when the command has not finished
+    /// after this many seconds (a job whose executor died can wait forever).
+    #[arg(
+        long,
+        global = true,
+        value_name = "SECS",
+        default_value_t = 3600,
+        requires = "cluster"
+    )]
+    cluster_timeout: u64,
     #[command(subcommand)]
     command: Option<Command>,
     /// Trace files to open in the REPL (`tracesql TRACE...` is `tracesql repl TRACE...`).
     traces: Vec<String>,
+}
+
+/// The servers of a cluster.
+#[derive(Subcommand)]
+enum ClusterRole {
+    /// The scheduler: plans each query into stages and hands tasks to executors.
+    Scheduler {
+        /// Address to listen on.
+        #[arg(long, default_value = "127.0.0.1")]
+        bind: String,
+        #[arg(long, default_value_t = 50050)]
+        port: u16,
+        /// The host name executors and clients reach this scheduler at
+        /// [default: the --bind address].
+        #[arg(long, value_name = "HOST")]
+        advertise: Option<String>,
+        /// Allow a --bind address other than loopback (no authentication!).
+        #[arg(long)]
+        expose: bool,
+        /// Seconds an executor may miss heartbeats before its tasks run elsewhere.
+        #[arg(long, value_name = "SECS", default_value_t = 30)]
+        executor_timeout: u64,
+        /// Stop after this many seconds (for tests and batch jobs).
+        #[arg(long, value_name = "SECS")]
+        max_lifetime: Option<u64>,
+    },
+    /// An executor: runs tasks, reading the dataset's files itself.
+    Executor {
+        /// The scheduler to serve.
+        #[arg(
+            long,
+            value_name = "df://HOST:PORT",
+            default_value = "df://127.0.0.1:50050"
+        )]
+        scheduler: String,
+        /// Address to listen on.
+        #[arg(long, default_value = "127.0.0.1")]
+        bind: String,
+        /// Arrow Flight port (results and shuffle data).
+        #[arg(long, default_value_t = 50051)]
+        port: u16,
+        /// gRPC port (tasks from the scheduler).
+        #[arg(long, default_value_t = 50052)]
+        grpc_port: u16,
+        /// The host name the scheduler and clients reach this executor at
+        /// [default: the --bind address].
+        #[arg(long, value_name = "HOST")]
+        advertise: Option<String>,
+        /// Tasks run at once [default: the cores].
+        #[arg(long, value_name = "N")]
+        slots: Option<usize>,
+        /// Where shuffle files go [default: a temporary directory].
+        #[arg(long, value_name = "DIR")]
+        work_dir: Option<String>,
+        /// Allow a --bind address other than loopback (no authentication!).
+        #[arg(long)]
+        expose: bool,
+        /// Stop after this many seconds (for tests and batch jobs).
+        #[arg(long, value_name = "SECS")]
+        max_lifetime: Option<u64>,
+    },
 }
 
 #[derive(Subcommand)]
@@ -75,6 +152,8 @@ enum Command {
     Query {
         /// Trace files (.json, .json.gz, .zip with one trace inside), directories
         /// written by `tracesql export --parquet` (read without parsing JSON), or - for stdin.
+        /// A single export directory is read in place: only the files of the traces
+        /// and ranks the query's filters leave, only the columns it uses.
         #[arg(required = true)]
         traces: Vec<String>,
         /// SQL to run (several statements may be separated by ';').
@@ -87,6 +166,10 @@ enum Command {
         /// terminal), or csv / json / md at full precision.
         #[arg(long, value_enum, default_value_t = PrintFormat::Table)]
         format: PrintFormat,
+        /// Read an export directory into memory instead of in place (for the
+        /// call-tree functions call_stack, ancestors, descendants, kernels_of).
+        #[arg(long)]
+        load: bool,
     },
     /// List the tables of the loaded traces and their row counts.
     #[command(after_help = "Example:\n  tracesql tables trace.json.gz")]
@@ -200,7 +283,7 @@ enum Command {
     /// Write every table and every report as a Parquet dataset for BI tools
     /// (DuckDB, pyarrow, Spark); tracesql reopens it in place of the trace.
     #[command(
-        after_help = "Layout: DIR/tables/<table>/part-0.parquet and DIR/reports/<query>/part-0.parquet;\nwith several traces, Hive partitions DIR/tables/<table>/trace=<name>/part-0.parquet.\nEach file carries tracesql/schema/query versions, the source file and its SHA-256 and\nthe device and platform as key-value metadata; DIR/tracesql-export.json lists the contents.\n\nRedaction: trace metadata often records the environment (API tokens and the like).\nValues whose key contains TOKEN, SECRET, KEY, PASSWORD, PASSWD, PASSPHRASE,\nCREDENTIAL, AUTH, PRIVATE or COOKIE (any case, at any depth, and NAME=value strings)\nare exported as \"<redacted>\" unless --no-redact is given.\n\nExamples:\n  tracesql export trace.json.gz --parquet trace_export\n  tracesql export rank*.json.gz --parquet run42\n  tracesql report trace_export --out perf_report_csvs"
+        after_help = "Layout: DIR/tables/<table>/part-0.parquet and DIR/reports/<query>/part-0.parquet;\nwith several traces, Hive partitions DIR/tables/<table>/trace=<name>/part-0.parquet;\nwith --append, DIR/tables/<table>/run=<run>/rank=<rank>/trace=<name>/part-0.parquet (each level\nwhen known), added to what DIR holds.\nEach file carries tracesql/schema/query versions, the source file and its SHA-256 and\nthe device and platform as key-value metadata; DIR/tracesql-export.json lists the contents.\n\nRedaction: trace metadata often records the environment (API tokens and the like).\nValues whose key contains TOKEN, SECRET, KEY, PASSWORD, PASSWD, PASSPHRASE,\nCREDENTIAL, AUTH, PRIVATE or COOKIE (any case, at any depth, and NAME=value strings)\nare exported as \"<redacted>\" unless --no-redact is given.\n\nExamples:\n  tracesql export trace.json.gz --parquet trace_export\n  tracesql export rank*.json.gz --parquet run42\n  tracesql export --append --run run43 run43/rank*.json.gz --parquet fleet\n  tracesql report trace_export --out perf_report_csvs"
     )]
     Export {
         /// Trace files (or export directories), or - for stdin.
@@ -213,6 +296,21 @@ enum Command {
         /// Keep secret-looking values in the trace metadata (see below).
         #[arg(long)]
         no_redact: bool,
+        /// Add the traces to the dataset at DIR (created if missing) as new
+        /// partitions, run=/rank=/trace= where known, instead of replacing it;
+        /// traces already there (same file SHA-256) are skipped.
+        #[arg(long)]
+        append: bool,
+        /// With --append: the run the traces belong to (their run= partition).
+        #[arg(long, value_name = "NAME", requires = "append")]
+        run: Option<String>,
+        /// With --append: traces loaded and exported at once [default: the cores].
+        #[arg(long, value_name = "N", requires = "append", value_parser = clap::value_parser!(u16).range(1..))]
+        jobs: Option<u16>,
+        /// With --append: the memory the traces loading at once may use, estimated
+        /// from their file sizes (e.g. 8G) [default: half the machine's memory].
+        #[arg(long, value_name = "SIZE", requires = "append", value_parser = tracesql::export::append::parse_size)]
+        memory_budget: Option<u64>,
     },
     /// List the query catalog, or print one query's SQL.
     #[command(after_help = "Examples:\n  tracesql queries\n  tracesql queries show ops_summary")]
@@ -342,6 +440,15 @@ enum Command {
     },
     /// Serve the Model Context Protocol on stdin/stdout: tracesql as the trace
     /// engine of an AI agent (Claude Code, Cursor, Codex, ...).
+    /// Run a Ballista scheduler or executor that knows tracesql's functions, for
+    /// `--cluster` (a tracesql built with `--features cluster`).
+    #[command(
+        after_help = "Both listen on 127.0.0.1 unless --bind and --expose say otherwise: Ballista's\nservices have no authentication, so run them inside a private network. Every node\nreads a dataset at the path the client gives: put it on storage all nodes mount.\n\nExamples:\n  tracesql cluster scheduler --port 50050\n  tracesql cluster executor --scheduler df://127.0.0.1:50050 --port 50051 --grpc-port 50052\n  tracesql --cluster df://127.0.0.1:50050 report fleet_dataset --out reports"
+    )]
+    Cluster {
+        #[command(subcommand)]
+        role: ClusterRole,
+    },
     #[command(
         after_help = "Tools: open_trace, list_traces, list_tables, describe_table, sql, report, analyze,\ncompare, call_stack, kernels_of, collectives. Resources: the schema and each catalog\nquery's SQL. Prompts: standalone_analysis, comparative_analysis.\n\nSafe by default: SQL is one read-only statement (SELECT, WITH, EXPLAIN, SHOW) and\ncannot name files; traces are opened only under --root (symlinks resolved); each call\nhas a time limit and user SQL a memory bound; a failing call is a tool error.\n\nAn agent's configuration (e.g. .mcp.json):\n  {\"mcpServers\": {\"tracesql\": {\"command\": \"tracesql\", \"args\": [\"mcp\", \"--root\", \"/data/traces\"]}}}\n\nExamples:\n  tracesql mcp --root ~/traces\n  tracesql mcp --root . trace.json.gz --platform H100"
     )]
@@ -433,6 +540,7 @@ fn run(cli: Cli) -> Result<(), Error> {
             sql,
             file,
             format,
+            load,
         } => {
             let (sql, sql_file) = match (sql, file) {
                 (Some(sql), _) => (sql, None),
@@ -443,7 +551,13 @@ fn run(cli: Cli) -> Result<(), Error> {
                 ),
                 (None, None) => return Err(Error::Usage("give the SQL with -e or -f".into())),
             };
-            let engine = load_all(&traces, &catalog)?;
+            let engine = match (traces.as_slice(), cluster_url()) {
+                ([dir], Some(url)) => cluster_engine(url, dir, None, &catalog)?,
+                (_, Some(_)) => return Err(Error::Usage(ONE_DATASET.into())),
+                ([dir], None) if !load && tracesql::dataset::is_dataset(dir) => runtime()?
+                    .block_on(Engine::over_dataset(&catalog, &apply_session_options, dir))?,
+                _ => load_all(&traces, &catalog)?,
+            };
             // A failing SQL file is named in the error, as bad input files are.
             query(&engine, &sql, format).map_err(|e| match (e, sql_file) {
                 (Error::Query(msg), Some(path)) => Error::Query(format!("{path}: {msg}")),
@@ -451,6 +565,15 @@ fn run(cli: Cli) -> Result<(), Error> {
             })
         }
         Command::Tables { traces } => {
+            // A dataset's manifest has the counts: no file is read.
+            if let [dir] = traces.as_slice() {
+                if tracesql::dataset::is_dataset(dir) {
+                    let dataset = tracesql::dataset::Dataset::open(dir)?;
+                    let count = |table: &str| dataset.rows(table);
+                    let listing = model_tables_listing(&count).map_err(Error::query)?;
+                    return print_listing_stdout(&listing);
+                }
+            }
             // The counts come from the loaded tables themselves: listing them
             // needs no SQL session (whose setup alone pages in ~15 MB of code).
             let loaded = load_traces(&traces)?;
@@ -481,6 +604,7 @@ fn run(cli: Cli) -> Result<(), Error> {
             };
             tracesql::mcp::serve(catalog, std::sync::Arc::new(apply_session_options), options)
         }
+        Command::Cluster { role } => serve(role),
         Command::Report {
             traces,
             out,
@@ -621,12 +745,39 @@ fn run(cli: Cli) -> Result<(), Error> {
             traces,
             parquet,
             no_redact,
+            append,
+            run,
+            jobs,
+            memory_budget,
         } => {
             let options = ExportOptions {
                 redact: !no_redact,
                 prepare: Some(&apply_session_options),
                 ..ExportOptions::default()
             };
+            if append {
+                let defaults = AppendOptions::default();
+                let append = AppendOptions {
+                    run,
+                    jobs: jobs.map_or(defaults.jobs, usize::from),
+                    memory_budget: memory_budget.unwrap_or(defaults.memory_budget),
+                };
+                let traces = tracesql::collectives::resolve_inputs(&traces)?;
+                let done = runtime()?.block_on(append_parquet(
+                    &traces, &parquet, &catalog, &options, &append,
+                ))?;
+                for (path, why) in &done.skipped {
+                    eprintln!("{path}: skipped, {why}");
+                }
+                eprintln!(
+                    "{}: added {} traces ({} skipped); the dataset holds {}",
+                    parquet.display(),
+                    done.added.len(),
+                    done.skipped.len(),
+                    done.manifest.traces.len()
+                );
+                return Ok(());
+            }
             let manifest =
                 runtime()?.block_on(export_parquet(&traces, &parquet, &catalog, &options))?;
             for trace in &manifest.traces {
@@ -666,6 +817,13 @@ fn read_session_options(cli: &Cli) -> Result<(), Error> {
         }
         None => Vec::new(),
     };
+    let _ = CLUSTER.set(cli.cluster.clone());
+    if let Some(url) = &cli.cluster {
+        give_up_after(
+            url.clone(),
+            std::time::Duration::from_secs(cli.cluster_timeout),
+        );
+    }
     let _ = SESSION_OPTIONS.set(SessionOptions {
         extra_platforms: extra,
         platform: cli.platform.clone(),
@@ -673,6 +831,159 @@ fn read_session_options(cli: &Cli) -> Result<(), Error> {
         settings: cli.settings.iter().cloned().collect(),
     });
     Ok(())
+}
+
+/// Ends the process with an error once `limit` has passed: Ballista's client
+/// waits on a job for as long as the scheduler keeps it, and a job whose
+/// executor died may never end. Outputs are written under temporary names and
+/// renamed into place, so an output is whole or absent.
+fn give_up_after(url: String, limit: std::time::Duration) {
+    std::thread::spawn(move || {
+        std::thread::sleep(limit);
+        eprintln!(
+            "error: --cluster {url}: no answer after {} s (--cluster-timeout); an executor may \
+             have stopped: the scheduler's log says why",
+            limit.as_secs()
+        );
+        std::process::exit(1);
+    });
+}
+
+/// `--cluster`, when given.
+static CLUSTER: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+
+fn cluster_url() -> Option<&'static str> {
+    CLUSTER.get().and_then(|c| c.as_deref())
+}
+
+const ONE_DATASET: &str =
+    "--cluster runs over one export directory (a dataset): give exactly one, e.g. `tracesql export --append ... --parquet DIR`";
+
+/// A session over the dataset at `dir` (only its trace number `only`, when
+/// given) whose queries run on the cluster at `url`.
+#[cfg(feature = "cluster")]
+fn cluster_engine(
+    url: &str,
+    dir: &str,
+    only: Option<usize>,
+    catalog: &Catalog,
+) -> Result<Engine, Error> {
+    if !tracesql::dataset::is_dataset(dir) {
+        return Err(Error::Usage(format!("{dir}: {ONE_DATASET}")));
+    }
+    let mut dataset = tracesql::dataset::Dataset::open(dir)?;
+    // A report session (one trace) plans each query in one partition, as a
+    // local `report` does: the reports are the parallelism, and Ballista's
+    // stages of a windowed query over several partitions lose an ordering the
+    // window needs (perf sheets fail).
+    let mut partitions = None;
+    if let Some(index) = only {
+        dataset = dataset.only(index);
+        partitions = Some(1);
+    }
+    runtime()?.block_on(tracesql::cluster::engine_over(
+        url,
+        catalog,
+        &apply_session_options,
+        dataset,
+        partitions,
+    ))
+}
+
+#[cfg(not(feature = "cluster"))]
+fn cluster_engine(
+    _url: &str,
+    _dir: &str,
+    _only: Option<usize>,
+    _catalog: &Catalog,
+) -> Result<Engine, Error> {
+    Err(Error::Usage(NO_CLUSTER.into()))
+}
+
+#[cfg(not(feature = "cluster"))]
+const NO_CLUSTER: &str = "this tracesql was built without the cluster: build it with `cargo build --release --features cluster`";
+
+/// `tracesql cluster scheduler|executor`.
+#[cfg(feature = "cluster")]
+fn serve(role: ClusterRole) -> Result<(), Error> {
+    use std::time::Duration;
+    use tracesql::cluster::serve::{
+        run_executor, run_scheduler, ExecutorOptions, SchedulerOptions,
+    };
+    let lifetime = |secs: Option<u64>| secs.map(Duration::from_secs);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        // Ballista's planner recurses deeply on large plans.
+        .thread_stack_size(32 << 20)
+        .build()
+        .map_err(|e| Error::Output(format!("cannot start the runtime: {e}")))?;
+    match role {
+        ClusterRole::Scheduler {
+            bind,
+            port,
+            advertise,
+            expose,
+            executor_timeout,
+            max_lifetime,
+        } => {
+            check_exposure(&bind, expose)?;
+            let options = SchedulerOptions {
+                advertise: advertise.unwrap_or_else(|| bind.clone()),
+                bind,
+                port,
+                executor_timeout: Duration::from_secs(executor_timeout),
+                max_lifetime: lifetime(max_lifetime),
+            };
+            rt.block_on(run_scheduler(options))
+        }
+        ClusterRole::Executor {
+            scheduler,
+            bind,
+            port,
+            grpc_port,
+            advertise,
+            slots,
+            work_dir,
+            expose,
+            max_lifetime,
+        } => {
+            check_exposure(&bind, expose)?;
+            let (scheduler_host, scheduler_port) = tracesql::cluster::parse_url(&scheduler)?;
+            let options = ExecutorOptions {
+                scheduler_host,
+                scheduler_port,
+                advertise: advertise.unwrap_or_else(|| bind.clone()),
+                bind,
+                port,
+                grpc_port,
+                slots: slots
+                    .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get())),
+                work_dir,
+                max_lifetime: lifetime(max_lifetime),
+            };
+            rt.block_on(run_executor(options))
+        }
+    }
+}
+
+#[cfg(not(feature = "cluster"))]
+fn serve(_role: ClusterRole) -> Result<(), Error> {
+    Err(Error::Usage(NO_CLUSTER.into()))
+}
+
+/// Refuses to listen beyond loopback unless `--expose` says so.
+#[cfg_attr(not(feature = "cluster"), allow(dead_code))]
+fn check_exposure(bind: &str, expose: bool) -> Result<(), Error> {
+    let address: std::net::IpAddr = bind
+        .parse()
+        .map_err(|_| Error::Usage(format!("--bind {bind}: give an IP address")))?;
+    if address.is_loopback() || expose {
+        return Ok(());
+    }
+    Err(Error::Usage(format!(
+        "--bind {bind}: Ballista's services have no authentication; add --expose to listen beyond \
+         this machine, and only inside a private network"
+    )))
 }
 
 /// Applies the run's session options to a new session.
@@ -865,6 +1176,9 @@ fn report(
     } else {
         Some(summary.as_slice())
     };
+    if let Some(url) = cluster_url() {
+        return report_on_cluster(url, traces, catalog, selection, outputs, options);
+    }
     for path in traces {
         if is_directory(path) && !options.recompute {
             let stored = stored_reports(path, catalog, selection, &apply_session_options)?;
@@ -898,25 +1212,81 @@ fn report(
         for (trace, info) in loaded {
             // Reports are per trace: each trace gets a session of its own.
             let engine = engine_with(vec![trace], catalog)?;
-            let name = engine.trace_names().first().cloned().unwrap_or_default();
-            let (sheets, health) =
-                rt.block_on(tracesql::report::run_reports_and_health(&engine, selection))?;
-            for (trace, line) in health.unwrap_or_default() {
-                eprintln!("{trace}: {line}");
-            }
-            eprintln!("{name}: platform {}", engine.platform_line());
-            let platform = engine.platform_line();
-            let done = Reported {
-                name: &name,
+            let session = ReportSession {
                 info: info.as_ref(),
-                platform: Some(&platform),
-                sheets: &sheets,
                 several,
+                selection,
             };
-            emit_reports(done, outputs, options)?;
+            report_session(&rt, &engine, session, outputs, options)?;
         }
     }
     Ok(())
+}
+
+/// `report --cluster`: each trace of the dataset at `dir` in a session of its
+/// own, its queries run on the cluster at `url`.
+fn report_on_cluster(
+    url: &str,
+    traces: &[String],
+    catalog: &Catalog,
+    selection: Option<&[String]>,
+    outputs: ReportOutputs,
+    options: ReportOptions,
+) -> Result<(), Error> {
+    let [dir] = traces else {
+        return Err(Error::Usage(ONE_DATASET.into()));
+    };
+    if !tracesql::dataset::is_dataset(dir) {
+        return Err(Error::Usage(format!("{dir}: {ONE_DATASET}")));
+    }
+    let dataset = tracesql::dataset::Dataset::open(dir)?;
+    let rt = runtime()?;
+    let several = dataset.manifest.traces.len() > 1;
+    for (index, trace) in dataset.manifest.traces.iter().enumerate() {
+        let engine = cluster_engine(url, dir, Some(index), catalog)?;
+        let session = ReportSession {
+            info: Some(&trace.info),
+            several,
+            selection,
+        };
+        report_session(&rt, &engine, session, outputs, options)?;
+    }
+    Ok(())
+}
+
+/// One trace's report session: what is reported and how.
+struct ReportSession<'a> {
+    info: Option<&'a TraceInfo>,
+    several: bool,
+    selection: Option<&'a [String]>,
+}
+
+/// Runs the selected reports in `engine` (one trace) and writes or prints them.
+fn report_session(
+    rt: &tokio::runtime::Runtime,
+    engine: &Engine,
+    session: ReportSession,
+    outputs: ReportOutputs,
+    options: ReportOptions,
+) -> Result<(), Error> {
+    let name = engine.trace_names().first().cloned().unwrap_or_default();
+    let (sheets, health) = rt.block_on(tracesql::report::run_reports_and_health(
+        engine,
+        session.selection,
+    ))?;
+    for (trace, line) in health.unwrap_or_default() {
+        eprintln!("{trace}: {line}");
+    }
+    eprintln!("{name}: platform {}", engine.platform_line());
+    let platform = engine.platform_line();
+    let done = Reported {
+        name: &name,
+        info: session.info,
+        platform: Some(&platform),
+        sheets: &sheets,
+        several: session.several,
+    };
+    emit_reports(done, outputs, options)
 }
 
 /// One trace's reports, computed or read from an export.
@@ -1024,16 +1394,8 @@ struct AnalyzeOutputs<'a> {
 fn analyze(traces: &[String], catalog: &Catalog, outputs: AnalyzeOutputs) -> Result<(), Error> {
     let (out_dir, replay) = (outputs.dir, outputs.replay);
     let rt = runtime()?;
-    let loaded = load_traces(traces)?;
-    let several = loaded.len() > 1;
-    // The file each trace came from, for the replay packages' provenance
-    // (when every argument is one trace file).
-    let resolved = tracesql::collectives::resolve_inputs(traces)?;
-    let sources: Vec<String> = if resolved.len() == loaded.len() {
-        resolved
-    } else {
-        loaded.iter().map(|t| t.name.clone()).collect()
-    };
+    let sessions = analysis_sessions(traces, catalog, replay)?;
+    let several = sessions.len() > 1;
     let dir_of = |name: &str| {
         out_dir.map(|dir| {
             if several {
@@ -1046,8 +1408,7 @@ fn analyze(traces: &[String], catalog: &Catalog, outputs: AnalyzeOutputs) -> Res
     // Every trace is analyzed (and its packages built) before any file is
     // written: a failure leaves none.
     let mut analyses = Vec::new();
-    for (trace, source) in loaded.into_iter().zip(sources) {
-        let engine = engine_with(vec![trace], catalog)?;
+    for (engine, source) in sessions {
         let mut analysis = rt.block_on(tracesql::analyze::analyze(&engine))?;
         let packages = match dir_of(&analysis.trace) {
             Some(dir) if replay => {
@@ -1102,6 +1463,55 @@ fn analyze(traces: &[String], catalog: &Catalog, outputs: AnalyzeOutputs) -> Res
 }
 
 /// The rows of an analysis's findings.json.
+/// One session per trace to analyze, with the file it came from (the replay
+/// packages' provenance); on the cluster (`--cluster`), each trace of the
+/// dataset in a cluster session of its own.
+fn analysis_sessions(
+    traces: &[String],
+    catalog: &Catalog,
+    replay: bool,
+) -> Result<Vec<(Engine, String)>, Error> {
+    if let Some(url) = cluster_url() {
+        if replay {
+            return Err(Error::Usage(
+                "--replay needs the call trees in memory: analyze without --cluster".into(),
+            ));
+        }
+        let [dir] = traces else {
+            return Err(Error::Usage(ONE_DATASET.into()));
+        };
+        if !tracesql::dataset::is_dataset(dir) {
+            return Err(Error::Usage(format!("{dir}: {ONE_DATASET}")));
+        }
+        let dataset = tracesql::dataset::Dataset::open(dir)?;
+        return dataset
+            .manifest
+            .traces
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                Ok((
+                    cluster_engine(url, dir, Some(i), catalog)?,
+                    t.info.source.clone(),
+                ))
+            })
+            .collect();
+    }
+    let loaded = load_traces(traces)?;
+    // The file each trace came from (when every argument is one trace file).
+    let resolved = tracesql::collectives::resolve_inputs(traces)?;
+    let sources: Vec<String> = if resolved.len() == loaded.len() {
+        resolved
+    } else {
+        loaded.iter().map(|t| t.name.clone()).collect()
+    };
+    loaded
+        .into_iter()
+        .zip(sources)
+        .map(|(trace, source)| Ok((engine_with(vec![trace], catalog)?, source)))
+        .collect()
+}
+
 fn read_findings(dir: &std::path::Path) -> Result<Vec<serde_json::Value>, Error> {
     let path = dir.join("findings.json");
     let text = std::fs::read_to_string(&path).map_err(|e| {

@@ -43,11 +43,16 @@ pub struct TraceTree {
 pub struct RowCounts {
     pub batches: BTreeMap<&'static str, Vec<RecordBatch>>,
     pub trees: Vec<TraceTree>,
+    /// Counts known without reading the tables (a dataset's manifest).
+    pub counted: Option<Arc<BTreeMap<String, usize>>>,
 }
 
 impl RowCounts {
     /// Rows of `table` over every trace.
     pub fn count(&self, table: &str) -> usize {
+        if let Some(counted) = &self.counted {
+            return counted.get(table).copied().unwrap_or(0);
+        }
         if table == "kernel_ancestors" {
             let count = |t: &TraceTree| kernel_ancestors::count(&t.events, &t.kernels).unwrap_or(0);
             return self.trees.iter().map(count).sum();

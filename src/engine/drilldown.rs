@@ -124,6 +124,9 @@ fn kernels_doc() -> &'static TableDoc {
 #[derive(Debug, Clone, Default)]
 pub struct Forest {
     traces: Arc<RwLock<Vec<Arc<TraceTree>>>>,
+    /// Why no tree can be walked in this session (a dataset read in place):
+    /// what every function says instead of walking.
+    unavailable: Arc<RwLock<Option<String>>>,
 }
 
 impl Forest {
@@ -142,8 +145,24 @@ impl Forest {
         traces.push(tree);
     }
 
+    /// Makes every function fail with `reason` (the session has no trees).
+    pub fn set_unavailable(&self, reason: String) {
+        *self.unavailable.write().unwrap_or_else(|e| e.into_inner()) = Some(reason);
+    }
+
+    /// Why no tree can be walked, when none can.
+    fn unavailable(&self) -> Option<String> {
+        self.unavailable
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
     /// The trace named `name`, or the only one loaded.
     fn trace(&self, function: &str, name: Option<&str>) -> Result<Arc<TraceTree>> {
+        if let Some(reason) = self.unavailable() {
+            return plan_err!("{function}: {reason}");
+        }
         let traces = self.traces.read().unwrap_or_else(|e| e.into_inner());
         let names = || {
             traces
@@ -248,6 +267,11 @@ impl TableFunctionImpl for DrillFunction {
     fn call_with_args(&self, args: TableFunctionArgs) -> Result<Arc<dyn TableProvider>> {
         let exprs = args.exprs();
         let kind = self.kind;
+        // A session without trees says so while planning, before a plan that
+        // cannot hold this table is shipped anywhere.
+        if let Some(reason) = self.forest.unavailable() {
+            return plan_err!("{}: {reason}", kind.name());
+        }
         if exprs.is_empty() || exprs.len() > kind.max_args() {
             return plan_err!(
                 "{} takes 1 to {} arguments, got {}: {}",

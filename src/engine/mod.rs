@@ -80,6 +80,9 @@ pub struct Engine {
     comparison_views: std::sync::atomic::AtomicBool,
     /// Report options given with `--set name=value` (`setting()` in SQL).
     settings: std::sync::RwLock<BTreeMap<String, String>>,
+    /// The dataset whose files the tables scan, when read in place
+    /// ([`Engine::over_dataset`]) instead of held in memory.
+    dataset: Option<Arc<crate::dataset::Dataset>>,
 }
 
 impl Default for Engine {
@@ -118,6 +121,57 @@ impl Engine {
         Ok(engine)
     }
 
+    /// A session over the dataset at `dir` read in place: every table scans the
+    /// dataset's Parquet files, pruned by the query's filters on `trace` and
+    /// `rank` (see [`crate::dataset`]); nothing is loaded but each trace's
+    /// `trace_meta`, for its platform. The call-tree functions (`call_stack`,
+    /// ...) need the trees in memory and say so.
+    pub async fn over_dataset(
+        catalog: &Catalog,
+        prepare: &Prepare<'_>,
+        dir: &str,
+    ) -> Result<Engine, crate::Error> {
+        let dataset = crate::dataset::Dataset::open(dir)?;
+        let mut engine = Engine::with_catalog(catalog.clone());
+        prepare(&engine)?;
+        engine.use_dataset(dataset)?;
+        engine.register_views().await.map_err(crate::Error::query)?;
+        Ok(engine)
+    }
+
+    /// Makes the session's tables the scans of `dataset` (see [`over_dataset`](Self::over_dataset)).
+    pub fn use_dataset(&mut self, dataset: crate::dataset::Dataset) -> Result<(), crate::Error> {
+        let doc = crate::model::table_doc("trace_meta")
+            .ok_or_else(|| crate::Error::Query("no trace_meta table".into()))?;
+        for (i, info) in dataset.traces().enumerate() {
+            let meta = dataset.read_table(i, doc)?;
+            let meta =
+                crate::model::cast_batch(&meta, doc.schema()).map_err(crate::Error::query)?;
+            self.detect_platform(&meta).map_err(crate::Error::query)?;
+            self.trace_names.push(info.name.clone());
+        }
+        self.forest.set_unavailable(format!(
+            "the call trees are not in memory when {} is read in place; load the traces \
+             themselves (or the dataset with --load)",
+            dataset.dir.display()
+        ));
+        self.dataset = Some(Arc::new(dataset));
+        self.register_tables().map_err(crate::Error::query)
+    }
+
+    /// Makes the catalog's views plain DataFusion views, planned into each query
+    /// instead of computed once and kept in memory: a plan that runs on a
+    /// cluster must hold everything it reads (see `cluster`).
+    pub fn inline_views(&self) {
+        self.schema.set_inline(true);
+        self.set_views();
+    }
+
+    /// The dataset the tables scan, when read in place.
+    pub fn dataset(&self) -> Option<&crate::dataset::Dataset> {
+        self.dataset.as_deref()
+    }
+
     /// [`with_catalog`](Self::with_catalog), with the memory its queries' sorts,
     /// joins and aggregations may hold bounded to `bytes` (a query past it fails
     /// with a resources-exhausted error instead of growing or spilling to disk): for sessions that
@@ -143,6 +197,13 @@ impl Engine {
             Some(runtime) => SessionContext::new_with_config_rt(config, runtime),
             None => SessionContext::new_with_config(config),
         };
+        Self::with_context(catalog, ctx)
+    }
+
+    /// An engine working in `ctx` (a cluster client's context, whose plans run
+    /// remotely): tracesql's functions, tables and the catalog's views are
+    /// registered in it.
+    pub fn with_context(catalog: Catalog, ctx: SessionContext) -> Self {
         let schema = Arc::new(views::CatalogSchema::default());
         schema.attach(ctx.state_weak_ref());
         schema.set_views(catalog.iter().filter(|q| q.kind.is_view()));
@@ -163,6 +224,7 @@ impl Engine {
             tracelens_compat: Default::default(),
             comparison_views: Default::default(),
             settings: Default::default(),
+            dataset: None,
         };
         // Built from constant data: a failure here is a bug, not bad input.
         engine
@@ -371,6 +433,14 @@ impl Engine {
     }
 
     fn register_tables(&self) -> Result<(), DataFusionError> {
+        if let Some(dataset) = &self.dataset {
+            for doc in TABLES {
+                self.ctx.deregister_table(doc.name)?;
+                self.ctx
+                    .register_table(doc.name, Arc::new(dataset.table(doc)))?;
+            }
+            return self.register_listings();
+        }
         for doc in TABLES {
             let batches = self.batches.get(doc.name).cloned().unwrap_or_default();
             let table: Arc<dyn datafusion::catalog::TableProvider> = match doc.name {
@@ -522,6 +592,7 @@ impl Engine {
         derived_tables::RowCounts {
             batches: self.batches.clone(),
             trees: self.trace_trees(),
+            counted: self.dataset.as_ref().map(|d| Arc::new(d.row_counts())),
         }
     }
 

@@ -45,6 +45,9 @@ pub struct CatalogSchema {
     cyclic: Mutex<Option<Arc<HashSet<String>>>>,
     /// The session the views are planned in (set once, after the session exists).
     state: RwLock<Option<Weak<parking_lot::RwLock<SessionState>>>>,
+    /// Whether a view is given to queries as its plan (inlined, computed in each
+    /// query) rather than as rows computed once.
+    inline: std::sync::atomic::AtomicBool,
 }
 
 /// One catalog view: its definition and, once planned, the planned view.
@@ -66,6 +69,12 @@ impl CatalogSchema {
     /// Lets the schema plan views in the session behind `state`.
     pub fn attach(&self, state: Weak<parking_lot::RwLock<SessionState>>) {
         *write(&self.state) = Some(state);
+    }
+
+    /// Whether views are inlined into the queries that read them.
+    pub fn set_inline(&self, inline: bool) {
+        self.inline
+            .store(inline, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Makes `queries` (views and categories) the schema's views, forgetting any
@@ -150,7 +159,8 @@ impl CatalogSchema {
         let planned = slot
             .planned
             .get_or_try_init(|| async {
-                LazyView::plan(&slot.definition, self.session()?)
+                let inline = self.inline.load(std::sync::atomic::Ordering::Relaxed);
+                LazyView::plan(&slot.definition, self.session()?, inline)
                     .await
                     .map(Arc::new)
             })
@@ -193,10 +203,25 @@ impl SchemaProvider for CatalogSchema {
             return Ok(Some(Arc::clone(table)));
         }
         let slot = read(&self.views).get(name).cloned();
-        match slot {
-            Some(slot) => Ok(Some(self.view(&slot).await?)),
-            None => Ok(None),
+        let Some(slot) = slot else {
+            return Ok(None);
+        };
+        let view = self.view(&slot).await?;
+        // A recursive query cannot be split into a cluster's stages (its work
+        // table lives in one process): such a view is computed once, here, and
+        // its rows travel with the plans that read it.
+        if !self.inline.load(std::sync::atomic::Ordering::Relaxed) {
+            return Ok(Some(view));
         }
+        if view.recursive {
+            let rows = view.rows(&self.session()?).await?;
+            return Ok(Some(rows));
+        }
+        let inlined = datafusion::catalog::view::ViewTable::new(
+            view.plan.clone(),
+            Some(slot.definition.sql.clone()),
+        );
+        Ok(Some(Arc::new(inlined)))
     }
 
     fn register_table(
@@ -227,10 +252,19 @@ pub struct LazyView {
     reads: Vec<String>,
     rows: OnceCell<Arc<MemTable>>,
     origin: String,
+    /// Whether the SQL is a recursive query (`WITH RECURSIVE`) in a session
+    /// whose plans run on a cluster: computed in this process instead.
+    recursive: bool,
 }
 
 impl LazyView {
-    async fn plan(definition: &ViewDefinition, state: SessionState) -> Result<LazyView> {
+    /// Plans the view; `for_cluster`: a recursive view is computed in this
+    /// process, not on the cluster (see `CatalogSchema::table`).
+    async fn plan(
+        definition: &ViewDefinition,
+        state: SessionState,
+        for_cluster: bool,
+    ) -> Result<LazyView> {
         let fail = |e: DataFusionError| {
             DataFusionError::Plan(format!(
                 "view {} ({}): {}",
@@ -262,6 +296,7 @@ impl LazyView {
             reads,
             rows: OnceCell::new(),
             origin: format!("view {} ({})", definition.name, definition.origin),
+            recursive: for_cluster && is_recursive(&definition.sql),
         })
     }
 
@@ -274,7 +309,11 @@ impl LazyView {
                 let physical = {
                     let _timing =
                         crate::timing::Phase::start(&format!("  optimize {}", self.origin));
-                    state.create_physical_plan(&self.plan).await?
+                    if self.recursive {
+                        in_process(state)?.create_physical_plan(&self.plan).await?
+                    } else {
+                        state.create_physical_plan(&self.plan).await?
+                    }
                 };
                 let batches = collect(physical, state.task_ctx()).await?;
                 let batches = batches
@@ -311,6 +350,50 @@ impl TableProvider for LazyView {
             .scan(state, projection, filters, limit)
             .await
     }
+}
+
+/// `state` with DataFusion's own physical planner: its plans run in this
+/// process whatever planner the session has (a cluster client's, whose plans
+/// cannot hold a recursive query: its work table lives in one process).
+fn in_process(state: &dyn Session) -> Result<SessionState> {
+    let Some(state) = state.as_any().downcast_ref::<SessionState>() else {
+        return Err(DataFusionError::Internal(
+            "a view planned outside a SessionState".into(),
+        ));
+    };
+    Ok(
+        datafusion::execution::SessionStateBuilder::new_from_existing(state.clone())
+            .with_query_planner(Arc::new(InProcessPlanner))
+            .build(),
+    )
+}
+
+/// DataFusion's default physical planning (see [`in_process`]).
+#[derive(Debug)]
+struct InProcessPlanner;
+
+#[async_trait]
+impl datafusion::execution::context::QueryPlanner for InProcessPlanner {
+    async fn create_physical_plan(
+        &self,
+        logical_plan: &LogicalPlan,
+        session_state: &dyn Session,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        use datafusion::physical_planner::{DefaultPhysicalPlanner, PhysicalPlanner};
+        DefaultPhysicalPlanner::default()
+            .create_physical_plan(logical_plan, session_state)
+            .await
+    }
+}
+
+/// Whether `sql` is a recursive query (its first keywords: `WITH RECURSIVE`).
+fn is_recursive(sql: &str) -> bool {
+    let words = sql
+        .lines()
+        .map(|l| l.split("--").next().unwrap_or(""))
+        .flat_map(str::split_whitespace);
+    let mut words = words.map(str::to_ascii_uppercase);
+    words.next().as_deref() == Some("WITH") && words.next().as_deref() == Some("RECURSIVE")
 }
 
 /// The tables and views `sql` names; empty when it does not parse (planning

@@ -17,6 +17,7 @@
 //! once complete, so `DIR` is either the previous export or the new one, never
 //! half of either.
 
+pub mod append;
 pub mod redact;
 mod stored;
 
@@ -197,11 +198,16 @@ impl Dataset {
         if info.name != trace.name {
             trace = trace.renamed(&info.name).map_err(Error::query)?;
         }
+        let destination = if self.manifest.partitioned {
+            Destination::Partition(partition_dir(&info.name))
+        } else {
+            Destination::Flat
+        };
         let exported = export_trace(
             self.staging.path(),
             trace,
             info,
-            self.manifest.partitioned,
+            destination,
             catalog,
             options,
         )
@@ -232,7 +238,13 @@ impl Dataset {
 /// `trace=<name>`, with characters that cannot be in one path component (or
 /// that a manifest could use to escape the export) replaced by `_`.
 pub fn partition_dir(name: &str) -> String {
-    let safe: String = name
+    safe_component("trace", name)
+}
+
+/// `key=<value>`, with characters that cannot be in one path component replaced
+/// by `_` (see [`partition_dir`]).
+pub fn safe_component(key: &str, value: &str) -> String {
+    let safe: String = value
         .chars()
         .map(|c| {
             if matches!(c, '/' | '\\') || c.is_control() {
@@ -242,7 +254,15 @@ pub fn partition_dir(name: &str) -> String {
             }
         })
         .collect();
-    format!("trace={safe}")
+    format!("{key}={safe}")
+}
+
+/// Where a trace's files go under each table's directory.
+enum Destination {
+    /// Directly (an export of one trace).
+    Flat,
+    /// Under this partition path (`trace=<name>`, or `run=/rank=/trace=`).
+    Partition(String),
 }
 
 /// One file to write.
@@ -257,7 +277,7 @@ async fn export_trace(
     root: &Path,
     trace: LoadedTrace,
     mut info: TraceInfo,
-    partitioned: bool,
+    destination: Destination,
     catalog: &Catalog,
     options: &ExportOptions<'_>,
 ) -> Result<ExportedTrace, Error> {
@@ -287,15 +307,16 @@ async fn export_trace(
     }
 
     let mut exported = ExportedTrace {
-        partition: if partitioned {
-            partition_dir(&info.name)
-        } else {
-            String::new()
+        partition: match destination {
+            Destination::Flat => String::new(),
+            Destination::Partition(path) => path,
         },
         info,
         tables: Vec::new(),
         reports: Vec::new(),
         reports_fingerprint: fingerprint(&engine),
+        rank: None,
+        run: None,
     };
     let common = file_metadata(&exported.info);
     let mut jobs = Vec::new();

@@ -34,7 +34,8 @@ pub struct Manifest {
 pub struct ExportedTrace {
     #[serde(flatten)]
     pub info: TraceInfo,
-    /// `trace=<name>` when the export is partitioned, else empty.
+    /// Its partition path when the export is partitioned (`trace=<name>`, or
+    /// `run=<run>/rank=<rank>/trace=<name>` in an appended dataset), else empty.
     pub partition: String,
     /// Every table with its row count, in [`crate::model::TABLES`] order.
     pub tables: Vec<ExportedFile>,
@@ -45,6 +46,13 @@ pub struct ExportedTrace {
     /// written before it was recorded: those reports are always recomputed).
     #[serde(default)]
     pub reports_fingerprint: String,
+    /// The trace's rank (its `rank=` partition), when the dataset was appended
+    /// to and the trace says (`distributedInfo.rank`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rank: Option<i64>,
+    /// The run it was appended under (`--run`, its `run=` partition).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<String>,
 }
 
 /// A table in an export.

@@ -22,6 +22,7 @@ mod collectives;
 mod compare;
 mod compat;
 mod conformance;
+mod dataset;
 mod determinism;
 mod export;
 mod field;

@@ -33,6 +33,11 @@ impl TracelensCompat {
             signature: Signature::nullary(Volatility::Immutable),
         }
     }
+
+    /// What it answers.
+    pub fn on(&self) -> bool {
+        self.on
+    }
 }
 
 impl ScalarUDFImpl for TracelensCompat {

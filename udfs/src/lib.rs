@@ -30,6 +30,7 @@ pub mod pyfmt;
 pub mod roofline;
 pub mod sdpa_metrics;
 pub mod setting;
+pub mod shipping;
 pub mod uncovered_time;
 
 #[cfg(test)]

@@ -40,6 +40,11 @@ impl Setting {
             ),
         }
     }
+
+    /// The values it answers with.
+    pub fn values(&self) -> &BTreeMap<String, String> {
+        &self.values
+    }
 }
 
 fn constant_text(arg: &ColumnarValue, what: &str) -> Result<Option<String>> {

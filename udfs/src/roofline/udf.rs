@@ -53,6 +53,16 @@ impl RooflineUdf {
         }
     }
 
+    /// Which of the three functions this is.
+    pub fn output(&self) -> RooflineOutput {
+        self.output
+    }
+
+    /// The platforms it knows.
+    pub fn platforms(&self) -> &Arc<Vec<Platform>> {
+        &self.platforms
+    }
+
     fn numeric_args(&self) -> usize {
         match self.output {
             RooflineOutput::Efficiency => 3,

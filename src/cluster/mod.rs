@@ -1,0 +1,133 @@
+//! Datasets on an Apache DataFusion Ballista cluster (`--features cluster`).
+//!
+//! The cluster runs the same catalog as a local session: the client plans each
+//! query in an [`Engine`] whose tables are a dataset's Parquet files
+//! ([`crate::dataset`]) and whose views are inlined into the plan, and hands
+//! the plan to a Ballista scheduler, which splits it into stages that the
+//! executors run over the files. Scheduler and executors are this binary
+//! (`tracesql cluster scheduler|executor`, see [`serve`]), so they know
+//! tracesql's functions; [`codec`] carries what a plan holds beyond
+//! DataFusion's own nodes.
+//!
+//! Every node reads the dataset's files at the paths the client's manifest
+//! gives: a dataset on a cluster lives on storage every node mounts at the same
+//! path. What needs the traces in memory (the call-tree table functions) is
+//! refused with an error naming it.
+
+pub mod codec;
+pub mod serve;
+
+use std::sync::Arc;
+
+use ballista_core::extension::{SessionConfigExt, SessionStateExt};
+use datafusion::execution::session_state::SessionStateBuilder;
+use datafusion::prelude::{SessionConfig, SessionContext};
+
+use crate::catalog::Catalog;
+use crate::dataset::Dataset;
+use crate::engine::{Engine, Prepare};
+use crate::Error;
+
+/// The scheduler's port when a URL gives none (Ballista's default).
+pub const DEFAULT_PORT: u16 = 50050;
+
+/// `df://HOST:PORT` (or `HOST:PORT`) as host and port.
+pub fn parse_url(url: &str) -> Result<(String, u16), Error> {
+    let rest = url.strip_prefix("df://").unwrap_or(url);
+    let rest = rest.trim_end_matches('/');
+    let bad = || {
+        Error::Usage(format!(
+            "--cluster {url}: give the scheduler as df://HOST:PORT"
+        ))
+    };
+    let (host, port) = match rest.rsplit_once(':') {
+        Some((host, port)) => (host, port.parse::<u16>().map_err(|_| bad())?),
+        None => (rest, DEFAULT_PORT),
+    };
+    if host.is_empty() || host.contains('/') {
+        return Err(bad());
+    }
+    Ok((host.to_string(), port))
+}
+
+/// A DataFusion context whose queries run on the scheduler at `url`.
+///
+/// The scheduler is reached first, so that a wrong address is an error here,
+/// naming it, rather than a failure inside the first query.
+///
+/// `partitions`: the plans' target partitions (DataFusion's default when
+/// None). Ballista takes the session's settings when it connects, so this is
+/// the place to choose them.
+pub async fn connect(url: &str, partitions: Option<usize>) -> Result<SessionContext, Error> {
+    let (host, port) = parse_url(url)?;
+    let address = format!("{host}:{port}");
+    tokio::time::timeout(
+        std::time::Duration::from_secs(10),
+        tokio::net::TcpStream::connect(&address),
+    )
+    .await
+    .map_err(|_| {
+        Error::Query(format!(
+            "--cluster {url}: the scheduler did not answer in 10 s"
+        ))
+    })?
+    .map_err(|e| Error::Query(format!("--cluster {url}: cannot reach the scheduler: {e}")))?;
+    // The adaptive planner loses the ordering a union of sorted branches with
+    // constant columns has (SanityCheckPlan on the scheduler, after which the
+    // job never ends); the static planner keeps it.
+    let mut config = SessionConfig::new_with_ballista().set_str(
+        ballista_core::config::BALLISTA_ADAPTIVE_PLANNER_ENABLED,
+        "false",
+    );
+    if let Some(partitions) = partitions {
+        config = config.with_target_partitions(partitions.max(1));
+    }
+    let config = config
+        .with_ballista_logical_extension_codec(Arc::new(codec::LogicalCodec::default()))
+        .with_ballista_physical_extension_codec(Arc::new(codec::PhysicalCodec::default()));
+    let state = SessionStateBuilder::new()
+        .with_config(config)
+        .with_default_features()
+        .build()
+        .upgrade_for_ballista(format!("http://{address}"))
+        .map_err(Error::query)?;
+    Ok(SessionContext::new_with_state(state))
+}
+
+/// A session over `dataset` whose queries run on the cluster at `url`: the
+/// dataset's tables, the catalog's views inlined, `prepare` applied; its plans
+/// in `partitions` partitions (see [`connect`]).
+pub async fn engine_over(
+    url: &str,
+    catalog: &Catalog,
+    prepare: &Prepare<'_>,
+    dataset: Dataset,
+    partitions: Option<usize>,
+) -> Result<Engine, Error> {
+    let ctx = connect(url, partitions).await?;
+    let mut engine = Engine::with_context(catalog.clone(), ctx);
+    prepare(&engine)?;
+    engine.use_dataset(dataset)?;
+    engine.inline_views();
+    engine.register_views().await.map_err(Error::query)?;
+    Ok(engine)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_name_host_and_port() {
+        assert_eq!(
+            parse_url("df://10.0.0.5:50051").unwrap(),
+            ("10.0.0.5".into(), 50051)
+        );
+        assert_eq!(
+            parse_url("localhost").unwrap(),
+            ("localhost".into(), DEFAULT_PORT)
+        );
+        assert!(parse_url("df://:1").is_err());
+        assert!(parse_url("df://h:port").is_err());
+    }
+}
