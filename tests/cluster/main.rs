@@ -11,6 +11,14 @@ use std::time::{Duration, Instant};
 
 const BIN: &str = env!("CARGO_BIN_EXE_tracesql");
 
+/// One cluster at a time: two clusters of three servers each on a 2-core
+/// machine starve each other's heartbeats and task launches.
+static ONE_CLUSTER: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn one_cluster() -> std::sync::MutexGuard<'static, ()> {
+    ONE_CLUSTER.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 fn fixture(name: &str) -> String {
     format!("{}/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))
 }
@@ -224,6 +232,7 @@ fn report_names() -> Vec<String> {
 
 #[test]
 fn the_catalog_runs_on_the_cluster_as_it_does_locally() {
+    let _one = one_cluster();
     let dir = tempfile::tempdir().unwrap();
     let data = dataset(dir.path());
     let cluster = Cluster::start();
@@ -359,6 +368,7 @@ fn the_catalog_runs_on_the_cluster_as_it_does_locally() {
 
 #[test]
 fn an_executor_killed_mid_query_gives_an_error_or_the_right_answer() {
+    let _one = one_cluster();
     let dir = tempfile::tempdir().unwrap();
     let data = dataset(dir.path());
     let mut cluster = Cluster::start();
