@@ -245,6 +245,8 @@ fn the_catalog_runs_on_the_cluster_as_it_does_locally() {
         "SELECT trace, name, count(*) AS n FROM ops GROUP BY trace, name ORDER BY trace, n DESC, name LIMIT 20",
         "SELECT trace, np_round(busy_time(ts, t_end), 3) AS busy FROM kernels GROUP BY trace ORDER BY trace",
         "SELECT count(*) AS n FROM events WHERE rank = 1",
+        "SELECT name FROM platforms ORDER BY name LIMIT 2",
+        "SELECT trace, name FROM kernels ORDER BY trace, uid LIMIT 3",
     ] {
         let local = ok(
             run_bounded(&["query", path(&data), "--format", "csv", "-e", sql], Duration::from_secs(120)),
