@@ -20,19 +20,20 @@
 //!   of exhausting the machine.
 
 use std::collections::{BTreeSet, HashSet};
-use std::io;
+use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use futures::{StreamExt, TryStreamExt};
 
-use super::{check_target, export_trace, output_error, Destination, ExportOptions, Staging};
+use super::{
+    check_target, empty_manifest, export_trace, output_error, Destination, ExportOptions, Staging,
+};
 use crate::catalog::Catalog;
 use crate::load::{
-    load_trace, reopen, sha256_file, trace_name, ExportedTrace, Manifest, DATA_FILE, FORMAT,
-    FORMAT_VERSION, MARKER,
+    describe_hashed, load_trace, reopen, sha256_file, trace_name, ExportedTrace, Manifest,
+    DATA_FILE, MARKER,
 };
-use crate::model::SCHEMA_VERSION;
 use crate::output::atomic;
 use crate::Error;
 
@@ -134,7 +135,7 @@ pub async fn append_parquet(
     } else {
         None
     };
-    let mut manifest = existing.clone().unwrap_or_else(empty_manifest);
+    let mut manifest = existing.clone().unwrap_or_else(|| empty_manifest(true));
     let relinked = partition_in_place(target, &mut manifest)?;
 
     let plan = plan_inputs(inputs, &manifest)?;
@@ -159,7 +160,7 @@ pub async fn append_parquet(
                     let path = path.clone();
                     move || -> Result<_, Error> {
                         let trace = load_trace(&path)?;
-                        let mut info = describe_without_hashing(&path, &trace, sha)?;
+                        let mut info = describe_hashed(&path, &trace, sha);
                         info.name = name;
                         Ok((trace, info))
                     }
@@ -212,45 +213,9 @@ pub async fn append_parquet(
     })
 }
 
-use std::io::Write as _;
-
-fn empty_manifest() -> Manifest {
-    Manifest {
-        format: FORMAT.into(),
-        format_version: FORMAT_VERSION,
-        tracesql_version: env!("CARGO_PKG_VERSION").into(),
-        schema_version: SCHEMA_VERSION,
-        partitioned: true,
-        traces: Vec::new(),
-    }
-}
-
 /// Semaphore permits for `bytes`: one per MiB, at least one.
 fn permits(bytes: u64) -> u32 {
     (bytes >> 20).clamp(1, u32::MAX as u64 >> 4) as u32
-}
-
-/// [`describe`] with the hash already computed (appending hashes every input
-/// first, to skip those already in the dataset).
-fn describe_without_hashing(
-    path: &str,
-    trace: &crate::load::LoadedTrace,
-    sha: String,
-) -> Result<crate::load::TraceInfo, Error> {
-    let mut info = describe_unhashed(path, trace);
-    info.source_sha256 = sha;
-    Ok(info)
-}
-
-fn describe_unhashed(path: &str, trace: &crate::load::LoadedTrace) -> crate::load::TraceInfo {
-    crate::load::TraceInfo {
-        name: trace.name.clone(),
-        source: path.to_string(),
-        source_sha256: String::new(),
-        device: crate::load::device_of(&trace.tables),
-        platform: String::new(),
-        redacted: false,
-    }
 }
 
 /// The inputs to add, with their names and hashes, and those skipped.

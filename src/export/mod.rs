@@ -164,14 +164,7 @@ impl Dataset {
     fn start(target: &Path, partitioned: bool) -> Result<Self, Error> {
         Ok(Dataset {
             staging: Staging::create(target)?,
-            manifest: Manifest {
-                format: FORMAT.into(),
-                format_version: FORMAT_VERSION,
-                tracesql_version: env!("CARGO_PKG_VERSION").into(),
-                schema_version: SCHEMA_VERSION,
-                partitioned,
-                traces: Vec::new(),
-            },
+            manifest: empty_manifest(partitioned),
         })
     }
 
@@ -232,6 +225,18 @@ impl Dataset {
             ))
         })?;
         Ok(manifest)
+    }
+}
+
+/// The manifest of an export that holds no trace yet, written by this tracesql.
+fn empty_manifest(partitioned: bool) -> Manifest {
+    Manifest {
+        format: FORMAT.into(),
+        format_version: FORMAT_VERSION,
+        tracesql_version: env!("CARGO_PKG_VERSION").into(),
+        schema_version: SCHEMA_VERSION,
+        partitioned,
+        traces: Vec::new(),
     }
 }
 

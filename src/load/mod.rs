@@ -19,7 +19,7 @@ pub use manifest::{
     FORMAT_VERSION, MARKER,
 };
 pub(crate) use provenance::string_column;
-pub use provenance::{describe, device_of, load_described, sha256_file};
+pub use provenance::{describe, describe_hashed, device_of, load_described, sha256_file};
 
 use std::sync::Arc;
 

@@ -32,14 +32,20 @@ pub fn describe(path: &str, trace: &LoadedTrace) -> Result<TraceInfo, IngestErro
         sha256_file(Path::new(path))
             .map_err(|e| IngestError::new(path, Problem::Read(format!("cannot hash: {e}"))))?
     };
-    Ok(TraceInfo {
+    Ok(describe_hashed(path, trace, source_sha256))
+}
+
+/// [`describe`] with the file's SHA-256 already computed (appending to a
+/// dataset hashes every input first, to skip those it holds).
+pub fn describe_hashed(path: &str, trace: &LoadedTrace, source_sha256: String) -> TraceInfo {
+    TraceInfo {
         name: trace.name.clone(),
         source: path.to_string(),
         source_sha256,
         device: device_of(&trace.tables),
         platform: String::new(),
         redacted: false,
-    })
+    }
 }
 
 /// SHA-256 of a file, as lower-case hex.
