@@ -76,6 +76,11 @@ struct Cli {
         requires = "cluster"
     )]
     cluster_timeout: u64,
+    /// Mutual TLS for --cluster and `tracesql cluster scheduler|executor`: DIR holds
+    /// ca.pem, node.pem and node.key (`tracesql cluster certs` writes them); every
+    /// connection is TLS and every peer must present a certificate from that CA.
+    #[arg(long, global = true, value_name = "DIR")]
+    tls: Option<String>,
     #[command(subcommand)]
     command: Option<Command>,
     /// Trace files to open in the REPL (`tracesql TRACE...` is `tracesql repl TRACE...`).
@@ -96,7 +101,8 @@ enum ClusterRole {
         /// [default: the --bind address].
         #[arg(long, value_name = "HOST")]
         advertise: Option<String>,
-        /// Allow a --bind address other than loopback (no authentication!).
+        /// Allow a --bind address other than loopback (only peers with --tls
+        /// certificates are let in when --tls is given; without it, anyone).
         #[arg(long)]
         expose: bool,
         /// Seconds an executor may miss heartbeats before its tasks run elsewhere.
@@ -134,12 +140,28 @@ enum ClusterRole {
         /// Where shuffle files go [default: a temporary directory].
         #[arg(long, value_name = "DIR")]
         work_dir: Option<String>,
-        /// Allow a --bind address other than loopback (no authentication!).
+        /// Allow a --bind address other than loopback (only peers with --tls
+        /// certificates are let in when --tls is given; without it, anyone).
         #[arg(long)]
         expose: bool,
         /// Stop after this many seconds (for tests and batch jobs).
         #[arg(long, value_name = "SECS")]
         max_lifetime: Option<u64>,
+    },
+    /// Writes a cluster's certificates for --tls: a new CA (ca.pem, ca.key) and
+    /// one node certificate (node.pem, node.key) for the hosts named. Copy DIR
+    /// without ca.key to every node and client.
+    Certs {
+        /// Directory to write into (created; existing certificates are kept).
+        #[arg(long, value_name = "DIR")]
+        out: String,
+        /// A host name or IP address nodes are reached at (repeatable);
+        /// localhost and 127.0.0.1 are always included.
+        #[arg(long = "host", value_name = "HOST")]
+        hosts: Vec<String>,
+        /// Days the certificates stay valid.
+        #[arg(long, default_value_t = 365)]
+        days: u32,
     },
 }
 
@@ -443,7 +465,7 @@ enum Command {
     /// Run a Ballista scheduler or executor that knows tracesql's functions, for
     /// `--cluster` (a tracesql built with `--features cluster`).
     #[command(
-        after_help = "Both listen on 127.0.0.1 unless --bind and --expose say otherwise: Ballista's\nservices have no authentication, so run them inside a private network. Every node\nreads a dataset at the path the client gives: put it on storage all nodes mount.\n\nExamples:\n  tracesql cluster scheduler --port 50050\n  tracesql cluster executor --scheduler df://127.0.0.1:50050 --port 50051 --grpc-port 50052\n  tracesql --cluster df://127.0.0.1:50050 report fleet_dataset --out reports"
+        after_help = "Both listen on 127.0.0.1 unless --bind and --expose say otherwise. Ballista has no\nauthentication of its own: beyond one machine give every server and client --tls DIR\n(mutual TLS; `tracesql cluster certs` writes DIR), or keep the cluster on a private\nnetwork. Every node reads a dataset at the path the client gives: put it on storage\nall nodes mount.\n\nExamples:\n  tracesql cluster certs --out tls --host node1 --host node2\n  tracesql --tls tls cluster scheduler --port 50050\n  tracesql --tls tls cluster executor --scheduler df://127.0.0.1:50050 --port 50051 --grpc-port 50052\n  tracesql --tls tls --cluster df://127.0.0.1:50050 report fleet_dataset --out reports"
     )]
     Cluster {
         #[command(subcommand)]
@@ -818,6 +840,7 @@ fn read_session_options(cli: &Cli) -> Result<(), Error> {
         None => Vec::new(),
     };
     let _ = CLUSTER.set(cli.cluster.clone());
+    let _ = TLS_DIR.set(cli.tls.clone());
     if let Some(url) = &cli.cluster {
         give_up_after(
             url.clone(),
@@ -856,6 +879,18 @@ fn cluster_url() -> Option<&'static str> {
     CLUSTER.get().and_then(|c| c.as_deref())
 }
 
+/// `--tls`, when given.
+static TLS_DIR: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+
+/// The certificates of `--tls`, read (an error names the missing file).
+#[cfg(feature = "cluster")]
+fn cluster_tls() -> Result<Option<tracesql::cluster::tls::Tls>, Error> {
+    match TLS_DIR.get().and_then(|d| d.as_deref()) {
+        Some(dir) => tracesql::cluster::tls::Tls::read(dir).map(Some),
+        None => Ok(None),
+    }
+}
+
 const ONE_DATASET: &str =
     "--cluster runs over one export directory (a dataset): give exactly one, e.g. `tracesql export --append ... --parquet DIR`";
 
@@ -881,12 +916,14 @@ fn cluster_engine(
         dataset = dataset.only(index);
         partitions = Some(1);
     }
+    let tls = cluster_tls()?;
     runtime()?.block_on(tracesql::cluster::engine_over(
         url,
         catalog,
         &apply_session_options,
         dataset,
         partitions,
+        tls.as_ref(),
     ))
 }
 
@@ -933,6 +970,7 @@ fn serve(role: ClusterRole) -> Result<(), Error> {
                 port,
                 executor_timeout: Duration::from_secs(executor_timeout),
                 max_lifetime: lifetime(max_lifetime),
+                tls: cluster_tls()?,
             };
             rt.block_on(run_scheduler(options))
         }
@@ -960,8 +998,19 @@ fn serve(role: ClusterRole) -> Result<(), Error> {
                     .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get())),
                 work_dir,
                 max_lifetime: lifetime(max_lifetime),
+                tls: cluster_tls()?,
             };
             rt.block_on(run_executor(options))
+        }
+        ClusterRole::Certs { out, hosts, days } => {
+            for file in tracesql::cluster::tls::write_certs(&out, &hosts, days)? {
+                println!("{}", file.display());
+            }
+            eprintln!(
+                "copy {out} without {} to every node and client, then give each --tls {out}",
+                tracesql::cluster::tls::CA_KEY
+            );
+            Ok(())
         }
     }
 }
@@ -981,8 +1030,8 @@ fn check_exposure(bind: &str, expose: bool) -> Result<(), Error> {
         return Ok(());
     }
     Err(Error::Usage(format!(
-        "--bind {bind}: Ballista's services have no authentication; add --expose to listen beyond \
-         this machine, and only inside a private network"
+        "--bind {bind}: add --expose to listen beyond this machine, with --tls DIR so that only \
+         peers holding the cluster's certificates get in (Ballista itself has no authentication)"
     )))
 }
 

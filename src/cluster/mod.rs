@@ -16,6 +16,7 @@
 
 pub mod codec;
 pub mod serve;
+pub mod tls;
 
 use std::sync::Arc;
 
@@ -27,6 +28,7 @@ use crate::catalog::Catalog;
 use crate::dataset::Dataset;
 use crate::engine::{Engine, Prepare};
 use crate::Error;
+use tls::Tls;
 
 /// The scheduler's port when a URL gives none (Ballista's default).
 pub const DEFAULT_PORT: u16 = 50050;
@@ -57,21 +59,16 @@ pub fn parse_url(url: &str) -> Result<(String, u16), Error> {
 ///
 /// `partitions`: the plans' target partitions (DataFusion's default when
 /// None). Ballista takes the session's settings when it connects, so this is
-/// the place to choose them.
-pub async fn connect(url: &str, partitions: Option<usize>) -> Result<SessionContext, Error> {
+/// the place to choose them. `tls`: the cluster's certificates (`--tls`), when
+/// it runs with them.
+pub async fn connect(
+    url: &str,
+    partitions: Option<usize>,
+    tls: Option<&Tls>,
+) -> Result<SessionContext, Error> {
     let (host, port) = parse_url(url)?;
     let address = format!("{host}:{port}");
-    tokio::time::timeout(
-        std::time::Duration::from_secs(10),
-        tokio::net::TcpStream::connect(&address),
-    )
-    .await
-    .map_err(|_| {
-        Error::Query(format!(
-            "--cluster {url}: the scheduler did not answer in 10 s"
-        ))
-    })?
-    .map_err(|e| Error::Query(format!("--cluster {url}: cannot reach the scheduler: {e}")))?;
+    reach_scheduler(url, &address, tls).await?;
     // The adaptive planner loses the ordering a union of sorted branches with
     // constant columns has (SanityCheckPlan on the scheduler, after which the
     // job never ends); the static planner keeps it.
@@ -82,29 +79,100 @@ pub async fn connect(url: &str, partitions: Option<usize>) -> Result<SessionCont
     if let Some(partitions) = partitions {
         config = config.with_target_partitions(partitions.max(1));
     }
-    let config = config
+    let mut config = config
         .with_ballista_logical_extension_codec(Arc::new(codec::LogicalCodec::default()))
         .with_ballista_physical_extension_codec(Arc::new(codec::PhysicalCodec::default()));
+    let mut scheme = "http";
+    if let Some(tls) = tls {
+        config = config
+            .with_ballista_use_tls(true)
+            .with_ballista_override_create_grpc_client_endpoint(tls.endpoint_override());
+        scheme = "https";
+    }
     let state = SessionStateBuilder::new()
         .with_config(config)
         .with_default_features()
         .build()
-        .upgrade_for_ballista(format!("http://{address}"))
+        .upgrade_for_ballista(format!("{scheme}://{address}"))
         .map_err(Error::query)?;
     Ok(SessionContext::new_with_state(state))
 }
 
+/// Connects to the scheduler once, as each query will (TLS included), so that
+/// a wrong address or a TLS mismatch is one clear error here rather than a
+/// transport error inside the first query.
+async fn reach_scheduler(url: &str, address: &str, tls: Option<&Tls>) -> Result<(), Error> {
+    let scheme = if tls.is_some() { "https" } else { "http" };
+    let bad_url = |e: &dyn std::fmt::Display| Error::Usage(format!("--cluster {url}: {e}"));
+    let mut endpoint = tonic::transport::Endpoint::from_shared(format!("{scheme}://{address}"))
+        .map_err(|e| bad_url(&e))?
+        .connect_timeout(std::time::Duration::from_secs(10));
+    if let Some(tls) = tls {
+        endpoint = endpoint.tls_config(tls.client()).map_err(|e| bad_url(&e))?;
+    }
+    let hint = if tls.is_some() {
+        "the scheduler must run with --tls and certificates from the same CA"
+    } else {
+        "if the cluster runs with --tls, give the client the same --tls DIR"
+    };
+    let channel = tokio::time::timeout(std::time::Duration::from_secs(10), endpoint.connect())
+        .await
+        .map_err(|_| {
+            Error::Query(format!(
+                "--cluster {url}: the scheduler did not answer in 10 s"
+            ))
+        })?
+        .map_err(|e| {
+            let cause = transport_cause(&e);
+            // A refused or unreachable address is not a TLS matter.
+            let hint = if cause.contains("os error") {
+                String::new()
+            } else {
+                format!(" ({hint})")
+            };
+            Error::Query(format!(
+                "--cluster {url}: cannot connect to the scheduler: {cause}{hint}"
+            ))
+        })?;
+    // A plain client reaching a TLS scheduler gets through the handshake and
+    // fails on the first request: make one.
+    let mut client =
+        ballista_core::serde::protobuf::scheduler_grpc_client::SchedulerGrpcClient::new(channel);
+    let probe = ballista_core::serde::protobuf::GetJobStatusParams {
+        job_id: "tracesql-connection-probe".into(),
+    };
+    match client.get_job_status(probe).await {
+        Ok(_) => Ok(()),
+        // The scheduler itself answered, if only that it has no such job.
+        Err(status) if status.message().starts_with("Error getting status") => Ok(()),
+        Err(status) => Err(Error::Query(format!(
+            "--cluster {url}: the scheduler refused the connection: {} ({hint})",
+            transport_cause(&status)
+        ))),
+    }
+}
+
+/// The innermost cause of a transport error: the part a user can act on.
+fn transport_cause(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut cause = error;
+    while let Some(inner) = cause.source() {
+        cause = inner;
+    }
+    crate::one_line(&cause.to_string())
+}
+
 /// A session over `dataset` whose queries run on the cluster at `url`: the
 /// dataset's tables, the catalog's views inlined, `prepare` applied; its plans
-/// in `partitions` partitions (see [`connect`]).
+/// in `partitions` partitions, over TLS when `tls` is given (see [`connect`]).
 pub async fn engine_over(
     url: &str,
     catalog: &Catalog,
     prepare: &Prepare<'_>,
     dataset: Dataset,
     partitions: Option<usize>,
+    tls: Option<&Tls>,
 ) -> Result<Engine, Error> {
-    let ctx = connect(url, partitions).await?;
+    let ctx = connect(url, partitions, tls).await?;
     let mut engine = Engine::with_context(catalog.clone(), ctx);
     prepare(&engine)?;
     engine.use_dataset(dataset)?;

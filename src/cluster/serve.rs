@@ -6,23 +6,38 @@
 //! session registers (taken from an [`Engine`], so the two cannot drift).
 //!
 //! Both listen on 127.0.0.1 unless told otherwise: Ballista's gRPC and Flight
-//! services have no authentication, so exposing them is the caller's explicit
-//! choice (`--expose`, checked by the command line). `--max-lifetime` makes a
-//! server stop by itself, as a test's or a batch job's servers should.
+//! services have no authentication of their own, so exposing them is the
+//! caller's explicit choice (`--expose`, checked by the command line), and
+//! `--tls DIR` makes every connection mutual TLS (see [`super::tls`]): the
+//! scheduler's gRPC service and the executors' Flight service are then served
+//! here rather than by Ballista's functions, which serve plain HTTP/2 only.
+//! `--max-lifetime` makes a server stop by itself, as a test's or a batch
+//! job's servers should.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use arrow_flight::flight_service_server::FlightServiceServer;
+use ballista_core::config::TaskSchedulingPolicy;
+use ballista_core::error::BallistaError;
+use ballista_core::extension::SessionConfigExt;
 use ballista_core::registry::BallistaFunctionRegistry;
+use ballista_core::serde::protobuf::scheduler_grpc_server::SchedulerGrpcServer;
+use ballista_core::utils::{create_grpc_server, GrpcServerConfig};
 use ballista_executor::executor_process::{start_executor_process, ExecutorProcessConfig};
+use ballista_executor::flight_service::BallistaFlightService;
+use ballista_executor::shutdown::Shutdown;
+use ballista_executor::ArrowFlightServerProvider;
 use ballista_scheduler::cluster::BallistaCluster;
 use ballista_scheduler::config::SchedulerConfig;
-use ballista_scheduler::scheduler_process::start_server;
+use ballista_scheduler::scheduler_process::{create_scheduler, start_server};
 use datafusion::execution::session_state::{SessionState, SessionStateBuilder};
 use datafusion::prelude::{SessionConfig, SessionContext};
+use datafusion_proto::protobuf::{LogicalPlanNode, PhysicalPlanNode};
 
 use super::codec::{LogicalCodec, PhysicalCodec};
+use super::tls::Tls;
 use crate::engine::Engine;
 use crate::Error;
 
@@ -36,6 +51,8 @@ pub struct SchedulerOptions {
     /// How long an executor may stay silent before its tasks are run elsewhere.
     pub executor_timeout: Duration,
     pub max_lifetime: Option<Duration>,
+    /// Mutual TLS (`--tls`), when given.
+    pub tls: Option<Tls>,
 }
 
 /// Where an executor runs and which scheduler it serves.
@@ -53,6 +70,8 @@ pub struct ExecutorOptions {
     /// Where shuffle files go (a temporary directory when None).
     pub work_dir: Option<String>,
     pub max_lifetime: Option<Duration>,
+    /// Mutual TLS (`--tls`), when given.
+    pub tls: Option<Tls>,
 }
 
 /// Every function a local session has, by name: what remote nodes must know.
@@ -138,7 +157,14 @@ pub async fn run_scheduler(options: SchedulerOptions) -> Result<(), Error> {
     config.override_session_builder = Some(Arc::new(scheduler_session));
     config.override_logical_codec = Some(Arc::new(LogicalCodec::default()));
     config.override_physical_codec = Some(Arc::new(PhysicalCodec::default()));
-    let fail = |e: ballista_core::error::BallistaError| {
+    if let Some(tls) = &options.tls {
+        // Pushed tasks would go to each executor's own gRPC service, which
+        // Ballista serves without TLS; polling executors need none.
+        config.scheduling_policy = TaskSchedulingPolicy::PullStaged;
+        config.use_tls = true;
+        config.override_create_grpc_client_endpoint = Some(tls.endpoint_override());
+    }
+    let fail = |e: BallistaError| {
         Error::Query(format!(
             "scheduler on {address}: {}",
             crate::one_line(&e.to_string())
@@ -147,17 +173,78 @@ pub async fn run_scheduler(options: SchedulerOptions) -> Result<(), Error> {
     let cluster = BallistaCluster::new_from_config(&config)
         .await
         .map_err(fail)?;
-    eprintln!("tracesql scheduler listening on {address}");
-    let server = start_server(cluster, address, Arc::new(config));
-    until_lifetime(server, options.max_lifetime)
+    let config = Arc::new(config);
+    match options.tls {
+        None => {
+            eprintln!("tracesql scheduler listening on {address}");
+            let server = start_server(cluster, address, config);
+            until_lifetime(server, options.max_lifetime).await
+        }
+        Some(tls) => {
+            eprintln!("tracesql scheduler listening on {address} (mutual TLS)");
+            let server = serve_scheduler_tls(cluster, address, config, tls);
+            until_lifetime(server, options.max_lifetime).await
+        }
+    }
+    .map_err(fail)
+}
+
+/// The scheduler's gRPC service over mutual TLS (Ballista's own server has no
+/// TLS). Its REST API and Flight proxy are left out: clients of this cluster
+/// use neither.
+async fn serve_scheduler_tls(
+    cluster: BallistaCluster,
+    address: SocketAddr,
+    config: Arc<SchedulerConfig>,
+    tls: Tls,
+) -> ballista_core::error::Result<()> {
+    config.validate()?;
+    let scheduler =
+        create_scheduler::<LogicalPlanNode, PhysicalPlanNode>(cluster, Arc::clone(&config)).await?;
+    let service = SchedulerGrpcServer::new(scheduler)
+        .max_encoding_message_size(config.grpc_server_max_encoding_message_size as usize)
+        .max_decoding_message_size(config.grpc_server_max_decoding_message_size as usize);
+    tonic::transport::Server::builder()
+        .tls_config(tls.server())
+        .map_err(BallistaError::TonicError)?
+        .add_service(service)
+        .serve(address)
         .await
-        .map_err(fail)
+        .map_err(BallistaError::TonicError)
+}
+
+/// An executor's Flight service (results and shuffle files) over mutual TLS.
+fn flight_over_tls(
+    tls: Tls,
+    max_encoding: usize,
+    max_decoding: usize,
+) -> Arc<ArrowFlightServerProvider> {
+    Arc::new(
+        move |work_dir: String,
+              address: SocketAddr,
+              mut shutdown: Shutdown,
+              grpc: GrpcServerConfig| {
+            let tls = tls.clone();
+            tokio::spawn(async move {
+                let service = FlightServiceServer::new(BallistaFlightService::new(work_dir))
+                    .max_encoding_message_size(max_encoding)
+                    .max_decoding_message_size(max_decoding);
+                create_grpc_server(&grpc)
+                    .tls_config(tls.server())
+                    .map_err(BallistaError::TonicError)?
+                    .add_service(service)
+                    .serve_with_shutdown(address, shutdown.recv())
+                    .await
+                    .map_err(BallistaError::TonicError)
+            })
+        },
+    )
 }
 
 /// Runs an executor until it fails, is stopped or its lifetime ends.
 pub async fn run_executor(options: ExecutorOptions) -> Result<(), Error> {
     init_log();
-    let config = ExecutorProcessConfig {
+    let mut config = ExecutorProcessConfig {
         bind_host: options.bind.clone(),
         external_host: Some(options.advertise.clone()),
         port: options.port,
@@ -174,7 +261,26 @@ pub async fn run_executor(options: ExecutorOptions) -> Result<(), Error> {
         override_physical_codec: Some(Arc::new(PhysicalCodec::default())),
         ..ExecutorProcessConfig::default()
     };
-    let fail = |e: ballista_core::error::BallistaError| {
+    if let Some(tls) = &options.tls {
+        // Polls the scheduler for tasks: no gRPC service of its own to serve
+        // (Ballista would serve it without TLS). The scheduler does the same.
+        config.task_scheduling_policy = TaskSchedulingPolicy::PullStaged;
+        let endpoint = tls.endpoint_override();
+        config.override_create_grpc_client_endpoint = Some(Arc::clone(&endpoint));
+        // Tasks fetch other executors' shuffle files with their session's
+        // client settings: TLS, with this node's certificate.
+        config.override_config_producer = Some(Arc::new(move || {
+            SessionConfig::new_with_ballista()
+                .with_ballista_use_tls(true)
+                .with_ballista_override_create_grpc_client_endpoint(Arc::clone(&endpoint))
+        }));
+        config.override_arrow_flight_service = Some(flight_over_tls(
+            tls.clone(),
+            config.grpc_max_encoding_message_size as usize,
+            config.grpc_max_decoding_message_size as usize,
+        ));
+    }
+    let fail = |e: BallistaError| {
         Error::Query(format!(
             "executor on {}:{}: {}",
             options.bind,

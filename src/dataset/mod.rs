@@ -3,8 +3,9 @@
 //!
 //! Loading a dataset of a thousand traces into memory to ask about one rank
 //! would read a thousand traces. Here the manifest says which partition holds
-//! which trace (with its rank), so a query's filters on `trace` and `rank`
-//! pick the files to read before DataFusion opens any; what is left
+//! which trace (with its rank and run), so a query's filters on `trace`,
+//! `rank` and `trace_run(trace)` pick the files to read before DataFusion
+//! opens any; what is left
 //! is read by DataFusion's Parquet scan, which reads only the columns the query
 //! uses and skips row groups by their statistics.
 //!
@@ -93,6 +94,7 @@ impl Dataset {
                 path: Manifest::data_file(&self.dir, "tables", doc.name, t),
                 trace: t.info.name.clone(),
                 rank: t.rank,
+                run: t.run.clone(),
             })
             .collect();
         DatasetTable {
@@ -119,6 +121,8 @@ pub struct DatasetFile {
     pub path: PathBuf,
     pub trace: String,
     pub rank: Option<i64>,
+    #[serde(default)]
+    pub run: Option<String>,
 }
 
 /// A table of a dataset: every trace's file of it.
@@ -235,24 +239,31 @@ fn may_match(filter: &Expr, file: &DatasetFile) -> Option<bool> {
     }
 }
 
-/// `column = literal` for a partition column, decided for `file`.
+/// `column = literal` for a partition column (`trace`, `rank`, or the run as
+/// `trace_run(trace)`), decided for `file`.
 fn equals(column: &Expr, literal: &Expr, file: &DatasetFile) -> Option<bool> {
-    let name = match strip_casts(column) {
-        Expr::Column(c) => c.name.as_str(),
-        _ => return None,
-    };
     let Expr::Literal(value, _) = strip_casts(literal) else {
         return None;
     };
     let value = unwrap_dictionary(value);
-    match name {
-        "trace" => text(value).map(|v| v == file.trace),
-        "rank" => {
+    match strip_casts(column) {
+        Expr::Column(c) if c.name == "trace" => text(value).map(|v| v == file.trace),
+        Expr::Column(c) if c.name == "rank" => {
             let rank = file.rank?;
             integer(value).map(|v| v == rank)
         }
+        // NULL for a trace outside any run: never equal to a name.
+        Expr::ScalarFunction(call) if is_trace_run(call) => {
+            text(value).map(|v| file.run.as_deref() == Some(v))
+        }
         _ => None,
     }
+}
+
+/// `trace_run(trace)`: the run, which is a partition of the dataset.
+fn is_trace_run(call: &datafusion::logical_expr::expr::ScalarFunction) -> bool {
+    call.func.name() == tracesql_udfs::trace_run::NAME
+        && matches!(call.args.as_slice(), [arg] if matches!(strip_casts(arg), Expr::Column(c) if c.name == "trace"))
 }
 
 fn strip_casts(expr: &Expr) -> &Expr {
@@ -308,6 +319,12 @@ mod tests {
             path: PathBuf::from(format!("/d/{trace}.parquet")),
             trace: trace.into(),
             rank,
+            // a and b in run r1, c in r2, d in none.
+            run: match trace {
+                "a" | "b" => Some("r1".into()),
+                "c" => Some("r2".into()),
+                _ => None,
+            },
         }
     }
 
@@ -354,5 +371,27 @@ mod tests {
         assert_eq!(picked(&[col("dur").gt(lit(5))]).len(), 4);
         assert_eq!(picked(&[col("trace").not_eq(lit("a"))]).len(), 4);
         assert!(picked(&[col("trace").eq(lit("zzz"))]).is_empty());
+    }
+
+    #[test]
+    fn the_run_is_a_partition_through_trace_run() {
+        let trace_run = datafusion::logical_expr::ScalarUDF::from(
+            tracesql_udfs::trace_run::TraceRun::new(Default::default()),
+        );
+        let run = || trace_run.call(vec![col("trace")]);
+        assert_eq!(picked(&[run().eq(lit("r1"))]), ["a", "b"]);
+        assert_eq!(picked(&[lit("r2").eq(run())]), ["c"]);
+        assert_eq!(
+            picked(&[run().in_list(vec![lit("r2"), lit("zz")], false)]),
+            ["c"]
+        );
+        assert_eq!(
+            picked(&[run().eq(lit("r1")).and(col("rank").eq(lit(1i64)))]),
+            ["b"]
+        );
+        // Of another column, or compared otherwise: no pruning.
+        let other = trace_run.call(vec![col("name")]);
+        assert_eq!(picked(&[other.eq(lit("r1"))]).len(), 4);
+        assert_eq!(picked(&[run().not_eq(lit("r1"))]).len(), 4);
     }
 }

@@ -83,6 +83,8 @@ pub struct Engine {
     /// The dataset whose files the tables scan, when read in place
     /// ([`Engine::over_dataset`]) instead of held in memory.
     dataset: Option<Arc<crate::dataset::Dataset>>,
+    /// The run of each trace that came from a dataset with one (`trace_run()`).
+    runs: BTreeMap<String, String>,
 }
 
 impl Default for Engine {
@@ -149,6 +151,11 @@ impl Engine {
                 crate::model::cast_batch(&meta, doc.schema()).map_err(crate::Error::query)?;
             self.detect_platform(&meta).map_err(crate::Error::query)?;
             self.trace_names.push(info.name.clone());
+        }
+        for trace in &dataset.manifest.traces {
+            if let Some(run) = &trace.run {
+                self.set_run(&trace.info.name, run);
+            }
         }
         self.forest.set_unavailable(format!(
             "the call trees are not in memory when {} is read in place; load the traces \
@@ -225,6 +232,7 @@ impl Engine {
             comparison_views: Default::default(),
             settings: Default::default(),
             dataset: None,
+            runs: BTreeMap::new(),
         };
         // Built from constant data: a failure here is a bug, not bad input.
         engine
@@ -428,8 +436,17 @@ impl Engine {
         );
         self.forest.add(&trace.name, events, kernels, edges);
         self.trace_names.push(trace.name.clone());
+        if let Some(run) = &trace.run {
+            self.set_run(&trace.name, run);
+        }
         self.register_tables()?;
         Ok(trace.name)
+    }
+
+    /// Records that `trace` belongs to `run`, for `trace_run()`.
+    fn set_run(&mut self, trace: &str, run: &str) {
+        self.runs.insert(trace.to_string(), run.to_string());
+        tracesql_udfs::trace_run::register(&self.ctx, self.runs.clone());
     }
 
     fn register_tables(&self) -> Result<(), DataFusionError> {

@@ -303,6 +303,7 @@ async fn export_trace(
             name: info.name.clone(),
             tables: tables.clone(),
             args_in_file: args_in_file.clone(),
+            run: None,
         })
         .map_err(Error::query)?;
     engine.register_views().await.map_err(Error::query)?;
@@ -331,6 +332,7 @@ async fn export_trace(
         name: exported.info.name.clone(),
         tables,
         args_in_file,
+        run: None,
     };
     for (table, batch) in trace.full_tables()? {
         let schema = table_doc(table).map_or_else(|| batch.schema(), |doc| doc.schema());

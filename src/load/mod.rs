@@ -40,6 +40,9 @@ pub struct LoadedTrace {
     /// Where `events.args` is read from when it is not in the `events` batch
     /// (NULL there): a trace loaded from a file. See `ingest::reread`.
     pub args_in_file: Option<Arc<ArgsInFile>>,
+    /// The run it was appended under, for a trace read from a dataset
+    /// (`trace_run()` in SQL); None for a trace file.
+    pub run: Option<String>,
 }
 
 /// Every trace at `path`: one for a trace file (`-` for stdin), each trace of a
@@ -142,6 +145,7 @@ pub fn load_trace(path: &str) -> Result<LoadedTrace, IngestError> {
         name,
         tables,
         args_in_file: args_in_file.map(Arc::new),
+        run: None,
     })
 }
 
@@ -212,6 +216,7 @@ impl LoadedTrace {
             name: name.to_string(),
             tables,
             args_in_file: self.args_in_file,
+            run: self.run,
         })
     }
 }

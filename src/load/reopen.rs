@@ -112,6 +112,7 @@ fn read_trace(dir: &str, trace: &ExportedTrace) -> Result<LoadedTrace, IngestErr
         name: trace.info.name.clone(),
         tables,
         args_in_file: None,
+        run: trace.run.clone(),
     })
 }
 

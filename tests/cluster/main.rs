@@ -35,14 +35,27 @@ struct Cluster {
     url: String,
     scheduler: Child,
     executors: Vec<Child>,
+    /// `--tls DIR` of every server, and of clients run by [`Cluster::run`].
+    tls: Option<String>,
 }
 
 impl Cluster {
     fn start() -> Cluster {
+        Cluster::start_with(None)
+    }
+
+    /// A cluster whose servers run with `--tls tls` when given.
+    fn start_with(tls: Option<&Path>) -> Cluster {
         let port = free_port();
         let url = format!("df://127.0.0.1:{port}");
+        let tls = tls.map(|t| path(t).to_string());
+        let tls_args: Vec<String> = match &tls {
+            Some(dir) => vec!["--tls".into(), dir.clone()],
+            None => Vec::new(),
+        };
         let spawn = |args: &[String]| -> Child {
             Command::new(BIN)
+                .args(&tls_args)
                 .args(args)
                 .stdout(Stdio::null())
                 .stderr(Stdio::null())
@@ -81,6 +94,7 @@ impl Cluster {
             url,
             scheduler,
             executors,
+            tls,
         }
     }
 
@@ -103,6 +117,9 @@ impl Cluster {
 
     fn run(&self, args: &[&str]) -> Output {
         let mut all = vec!["--cluster", self.url.as_str()];
+        if let Some(tls) = &self.tls {
+            all.extend(["--tls", tls.as_str()]);
+        }
         all.extend_from_slice(args);
         run_bounded(&all, Duration::from_secs(300))
     }
@@ -419,4 +436,152 @@ fn an_executor_killed_mid_query_gives_an_error_or_the_right_answer() {
             "{stderr}"
         );
     }
+}
+
+/// `tracesql cluster certs` into `dir/name`.
+fn certs(dir: &Path, name: &str) -> PathBuf {
+    let out = dir.join(name);
+    ok(
+        run_bounded(
+            &[
+                "cluster",
+                "certs",
+                "--out",
+                path(&out),
+                "--host",
+                "node-a.internal",
+            ],
+            Duration::from_secs(60),
+        ),
+        "cluster certs",
+    );
+    out
+}
+
+#[test]
+fn with_tls_only_holders_of_the_cluster_certificates_get_in() {
+    let _one = one_cluster();
+    let dir = tempfile::tempdir().unwrap();
+    let tls = certs(dir.path(), "tls");
+    let stranger = certs(dir.path(), "other");
+    let data = dir.path().join("ranks");
+    let (r0, r1) = (rank_trace(dir.path(), 0), rank_trace(dir.path(), 1));
+    let export = [
+        "export",
+        "--append",
+        "--parquet",
+        path(&data),
+        &fixture("basic_linear.json"),
+        &r0,
+        &r1,
+    ];
+    ok(run_bounded(&export, Duration::from_secs(120)), "export");
+    let cluster = Cluster::start_with(Some(&tls));
+    cluster.wait_ready(&data);
+
+    // Over TLS, the same answers as locally; the grouping crosses executors
+    // (their Flight services, over TLS too).
+    for sql in [
+        "SELECT trace, rank, count(*) AS n, sum(dur) AS us FROM kernels GROUP BY trace, rank ORDER BY trace",
+        "SELECT * FROM gpu_time_totals ORDER BY trace",
+    ] {
+        let args = ["query", path(&data), "--format", "csv", "-e", sql];
+        let local = ok(run_bounded(&args, Duration::from_secs(120)), sql);
+        let remote = ok(cluster.run(&args), sql);
+        assert_eq!(local, remote, "{sql}");
+        assert_eq!(local.lines().count(), 4, "{sql}: {local}");
+    }
+    let report = [
+        "report",
+        path(&data),
+        "--only",
+        "kernel_summary,ops_summary",
+        "--format",
+        "csv",
+    ];
+    let local = ok(
+        run_bounded(&report, Duration::from_secs(120)),
+        "local report",
+    );
+    let remote = ok(cluster.run(&report), "report over TLS");
+    assert_eq!(local, remote);
+
+    // A client without the certificates, or with another CA's, is refused at
+    // once with one line saying why; the cluster stays up for the others.
+    let sql = "SELECT count(*) FROM kernels";
+    let plain = run_bounded(
+        &["--cluster", &cluster.url, "query", path(&data), "-e", sql],
+        Duration::from_secs(60),
+    );
+    let stderr = String::from_utf8_lossy(&plain.stderr);
+    assert_eq!(plain.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("give the client the same --tls DIR"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    let foreign = run_bounded(
+        &[
+            "--tls",
+            path(&stranger),
+            "--cluster",
+            &cluster.url,
+            "query",
+            path(&data),
+            "-e",
+            sql,
+        ],
+        Duration::from_secs(60),
+    );
+    let stderr = String::from_utf8_lossy(&foreign.stderr);
+    assert_eq!(foreign.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("invalid peer certificate"), "{stderr}");
+    // One that trusts the cluster's CA but shows a certificate of another:
+    // the servers check the client's certificate too.
+    let impostor = dir.path().join("impostor");
+    std::fs::create_dir(&impostor).unwrap();
+    std::fs::copy(tls.join("ca.pem"), impostor.join("ca.pem")).unwrap();
+    for file in ["node.pem", "node.key"] {
+        std::fs::copy(stranger.join(file), impostor.join(file)).unwrap();
+    }
+    let out = run_bounded(
+        &[
+            "--tls",
+            path(&impostor),
+            "--cluster",
+            &cluster.url,
+            "query",
+            path(&data),
+            "-e",
+            sql,
+        ],
+        Duration::from_secs(60),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("the scheduler refused the connection"),
+        "{stderr}"
+    );
+    let count = ["query", path(&data), "--format", "csv", "-e", sql];
+    let again = ok(cluster.run(&count), sql);
+    assert_eq!(again, ok(run_bounded(&count, Duration::from_secs(60)), sql));
+
+    // A server given no certificates, or half of them, does not start.
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let out = run_bounded(
+        &[
+            "--tls",
+            path(&empty),
+            "cluster",
+            "scheduler",
+            "--port",
+            &free_port().to_string(),
+        ],
+        Duration::from_secs(30),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("cannot read ca.pem"), "{stderr}");
 }

@@ -158,6 +158,48 @@ fn a_query_reads_only_the_files_its_filters_leave() {
         ),
         "n\n0\n"
     );
+
+    // The run is a partition too, through trace_run(trace).
+    append(
+        dir.path().join("fleet").as_path(),
+        &["--run", "b", &fixture("basic_linear.json")],
+    );
+    assert_eq!(
+        scanned("SELECT count(*) FROM kernels WHERE trace_run(trace) = 'b'"),
+        ["kernels/run=b/trace=basic_linear/part-0.parquet"]
+    );
+    assert_eq!(
+        scanned("SELECT count(*) FROM kernels WHERE trace_run(trace) = 'a' AND rank = 0"),
+        ["kernels/run=a/rank=0/trace=rank0/part-0.parquet"]
+    );
+    // Runs compared in one query, the same in place and loaded; NULL off a dataset.
+    let sql = "SELECT trace_run(trace) AS run, count(DISTINCT trace) AS traces, count(*) AS n \
+               FROM kernels GROUP BY 1 ORDER BY 1";
+    let by_run = csv(&[data], sql);
+    assert_eq!(by_run, csv(&[data, "--load"], sql));
+    let per_trace = |t: &str| -> usize {
+        csv(&[t], "SELECT count(*) AS n FROM kernels")
+            .lines()
+            .nth(1)
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    assert_eq!(
+        by_run,
+        format!(
+            "run,traces,n\na,2,{}\nb,1,{}\n",
+            per_trace(&r0) + per_trace(&r1),
+            per_trace(&fixture("basic_linear.json"))
+        )
+    );
+    assert_eq!(
+        csv(
+            &[&r0],
+            "SELECT DISTINCT trace_run(trace) IS NULL AS none FROM kernels"
+        ),
+        "none\ntrue\n"
+    );
 }
 
 #[test]

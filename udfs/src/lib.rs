@@ -31,6 +31,7 @@ pub mod roofline;
 pub mod sdpa_metrics;
 pub mod setting;
 pub mod shipping;
+pub mod trace_run;
 pub mod uncovered_time;
 
 #[cfg(test)]
@@ -99,6 +100,11 @@ pub const FUNCTIONS: &[FunctionDoc] = &[
         usage: "setting(name UTF8, default UTF8)",
         kind: "scalar",
         returns: "UTF8 the value of `--set name=value`, else default (report options)",
+    },
+    FunctionDoc {
+        usage: "trace_run(trace)",
+        kind: "scalar",
+        returns: "UTF8 the run a dataset's trace was appended under (export --append --run), NULL outside a run; WHERE trace_run(trace) = 'R' reads only that run's files",
     },
     FunctionDoc {
         usage: "busy_time(ts DOUBLE, t_end DOUBLE)",
@@ -224,6 +230,7 @@ pub fn register_all(ctx: &SessionContext) {
     register_roofline(ctx, std::sync::Arc::new(roofline::builtin_platforms()));
     compat::register(ctx, false);
     setting::register(ctx, std::collections::BTreeMap::new());
+    trace_run::register(ctx, std::collections::BTreeMap::new());
     ctx.register_udaf(AggregateUDF::from(busy_time::BusyTime::new()));
     // Replaces the built-in `array_agg` (same results, faster with ORDER BY).
     ctx.register_udaf(AggregateUDF::from(ordered_array_agg::OrderedArrayAgg::new()));

@@ -1,10 +1,10 @@
 //! The state some functions carry, as bytes that travel with a plan.
 //!
 //! Most functions here are pure: a node of a cluster that has them registered
-//! by name computes what the client would. Three answer from session state
+//! by name computes what the client would. Four answer from session state
 //! instead: the roofline functions (the platform list, which `--platforms`
-//! extends), `tracelens_compat()` (`--tracelens-compat`) and `setting()`
-//! (`--set`). A plan that runs elsewhere must take that state along, or a
+//! extends), `tracelens_compat()` (`--tracelens-compat`), `setting()`
+//! (`--set`) and `trace_run()` (the dataset's manifest). A plan that runs elsewhere must take that state along, or a
 //! remote node would answer with its own defaults; a plan codec calls
 //! [`encode`] for every function it serializes and [`decode`] to rebuild it.
 
@@ -18,6 +18,7 @@ use serde_json::{json, Map, Value};
 use crate::compat::TracelensCompat;
 use crate::roofline::{Platform, RooflineOutput, RooflineUdf};
 use crate::setting::Setting;
+use crate::trace_run::TraceRun;
 
 /// The state of `udf` as bytes, when it carries any (None: rebuild it by name).
 pub fn encode(udf: &ScalarUDF) -> Option<Vec<u8>> {
@@ -29,6 +30,8 @@ pub fn encode(udf: &ScalarUDF) -> Option<Vec<u8>> {
         json!({ "on": compat.on() })
     } else if let Some(setting) = inner.downcast_ref::<Setting>() {
         json!({ "values": setting.values() })
+    } else if let Some(runs) = inner.downcast_ref::<TraceRun>() {
+        json!({ "runs": runs.runs() })
     } else {
         return None;
     };
@@ -63,6 +66,10 @@ pub fn decode(name: &str, bytes: &[u8]) -> Option<Result<ScalarUDF>> {
             let values: BTreeMap<String, String> =
                 serde_json::from_value(state["values"].clone()).unwrap_or_default();
             ScalarUDF::from(Setting::new(values))
+        } else if name == crate::trace_run::NAME {
+            let runs: BTreeMap<String, String> =
+                serde_json::from_value(state["runs"].clone()).unwrap_or_default();
+            ScalarUDF::from(TraceRun::new(runs))
         } else {
             return Ok(None);
         };
@@ -112,6 +119,10 @@ mod tests {
             ScalarUDF::from(RooflineUdf::new(RooflineOutput::Efficiency, Arc::new(list))),
             ScalarUDF::from(TracelensCompat::new(true)),
             ScalarUDF::from(Setting::new(BTreeMap::from([("k".into(), "v".into())]))),
+            ScalarUDF::from(TraceRun::new(BTreeMap::from([(
+                "rank0".into(),
+                "r1".into(),
+            )]))),
         ];
         for udf in udfs {
             let bytes = encode(&udf).expect("has state");
