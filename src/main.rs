@@ -574,8 +574,7 @@ fn run(cli: Cli) -> Result<(), Error> {
                 (None, None) => return Err(Error::Usage("give the SQL with -e or -f".into())),
             };
             let engine = match (traces.as_slice(), cluster_url()) {
-                ([dir], Some(url)) => cluster_engine(url, dir, None, &catalog)?,
-                (_, Some(_)) => return Err(Error::Usage(ONE_DATASET.into())),
+                (_, Some(url)) => cluster_engine(url, &cluster_dataset(&traces)?, None, &catalog)?,
                 ([dir], None) if !load && tracesql::dataset::is_dataset(dir) => runtime()?
                     .block_on(Engine::over_dataset(&catalog, &apply_session_options, dir))?,
                 _ => load_all(&traces, &catalog)?,
@@ -894,19 +893,26 @@ fn cluster_tls() -> Result<Option<tracesql::cluster::tls::Tls>, Error> {
 const ONE_DATASET: &str =
     "--cluster runs over one export directory (a dataset): give exactly one, e.g. `tracesql export --append ... --parquet DIR`";
 
-/// A session over the dataset at `dir` (only its trace number `only`, when
-/// given) whose queries run on the cluster at `url`.
+/// The dataset a `--cluster` command runs over: `traces` must be exactly one
+/// export directory.
+fn cluster_dataset(traces: &[String]) -> Result<tracesql::dataset::Dataset, Error> {
+    match traces {
+        [dir] if tracesql::dataset::is_dataset(dir) => Ok(tracesql::dataset::Dataset::open(dir)?),
+        [dir] => Err(Error::Usage(format!("{dir}: {ONE_DATASET}"))),
+        _ => Err(Error::Usage(ONE_DATASET.into())),
+    }
+}
+
+/// A session over `dataset` (only its trace number `only`, when given) whose
+/// queries run on the cluster at `url`.
 #[cfg(feature = "cluster")]
 fn cluster_engine(
     url: &str,
-    dir: &str,
+    dataset: &tracesql::dataset::Dataset,
     only: Option<usize>,
     catalog: &Catalog,
 ) -> Result<Engine, Error> {
-    if !tracesql::dataset::is_dataset(dir) {
-        return Err(Error::Usage(format!("{dir}: {ONE_DATASET}")));
-    }
-    let mut dataset = tracesql::dataset::Dataset::open(dir)?;
+    let mut dataset = dataset.clone();
     // A report session (one trace) plans each query in one partition, as a
     // local `report` does: the reports are the parallelism, and Ballista's
     // stages of a windowed query over several partitions lose an ordering the
@@ -930,7 +936,7 @@ fn cluster_engine(
 #[cfg(not(feature = "cluster"))]
 fn cluster_engine(
     _url: &str,
-    _dir: &str,
+    _dataset: &tracesql::dataset::Dataset,
     _only: Option<usize>,
     _catalog: &Catalog,
 ) -> Result<Engine, Error> {
@@ -1282,17 +1288,11 @@ fn report_on_cluster(
     outputs: ReportOutputs,
     options: ReportOptions,
 ) -> Result<(), Error> {
-    let [dir] = traces else {
-        return Err(Error::Usage(ONE_DATASET.into()));
-    };
-    if !tracesql::dataset::is_dataset(dir) {
-        return Err(Error::Usage(format!("{dir}: {ONE_DATASET}")));
-    }
-    let dataset = tracesql::dataset::Dataset::open(dir)?;
+    let dataset = cluster_dataset(traces)?;
     let rt = runtime()?;
     let several = dataset.manifest.traces.len() > 1;
     for (index, trace) in dataset.manifest.traces.iter().enumerate() {
-        let engine = cluster_engine(url, dir, Some(index), catalog)?;
+        let engine = cluster_engine(url, &dataset, Some(index), catalog)?;
         let session = ReportSession {
             info: Some(&trace.info),
             several,
@@ -1526,13 +1526,7 @@ fn analysis_sessions(
                 "--replay needs the call trees in memory: analyze without --cluster".into(),
             ));
         }
-        let [dir] = traces else {
-            return Err(Error::Usage(ONE_DATASET.into()));
-        };
-        if !tracesql::dataset::is_dataset(dir) {
-            return Err(Error::Usage(format!("{dir}: {ONE_DATASET}")));
-        }
-        let dataset = tracesql::dataset::Dataset::open(dir)?;
+        let dataset = cluster_dataset(traces)?;
         return dataset
             .manifest
             .traces
@@ -1540,7 +1534,7 @@ fn analysis_sessions(
             .enumerate()
             .map(|(i, t)| {
                 Ok((
-                    cluster_engine(url, dir, Some(i), catalog)?,
+                    cluster_engine(url, &dataset, Some(i), catalog)?,
                     t.info.source.clone(),
                 ))
             })

@@ -104,7 +104,7 @@ fn read_pem(dir: &Path, name: &str, kind: &str) -> Result<String, Error> {
             dir.display()
         ))
     })?;
-    if !text.contains(&format!("-----BEGIN ")) || !text.contains(kind) {
+    if !text.contains("-----BEGIN ") || !text.contains(kind) {
         return Err(Error::Usage(format!(
             "--tls {}: {name} holds no PEM {kind}",
             dir.display()

@@ -262,6 +262,7 @@ fn the_catalog_runs_on_the_cluster_as_it_does_locally() {
         "SELECT trace, name, count(*) AS n FROM ops GROUP BY trace, name ORDER BY trace, n DESC, name LIMIT 20",
         "SELECT trace, np_round(busy_time(ts, t_end), 3) AS busy FROM kernels GROUP BY trace ORDER BY trace",
         "SELECT count(*) AS n FROM events WHERE rank = 1",
+        "SELECT trace_run(trace) AS run, count(*) AS n FROM kernels WHERE trace_run(trace) = 'r1' GROUP BY 1",
         "SELECT name FROM platforms ORDER BY name LIMIT 2",
         "SELECT trace, name FROM kernels ORDER BY trace, uid LIMIT 3",
     ] {
@@ -476,6 +477,13 @@ fn with_tls_only_holders_of_the_cluster_certificates_get_in() {
         &r1,
     ];
     ok(run_bounded(&export, Duration::from_secs(120)), "export");
+    // Certificates are never overwritten: a second run would lock every node out.
+    let twice = run_bounded(
+        &["cluster", "certs", "--out", path(&tls)],
+        Duration::from_secs(60),
+    );
+    assert_eq!(twice.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&twice.stderr).contains("already there"));
     let cluster = Cluster::start_with(Some(&tls));
     cluster.wait_ready(&data);
 
@@ -509,33 +517,32 @@ fn with_tls_only_holders_of_the_cluster_certificates_get_in() {
     // A client without the certificates, or with another CA's, is refused at
     // once with one line saying why; the cluster stays up for the others.
     let sql = "SELECT count(*) FROM kernels";
-    let plain = run_bounded(
-        &["--cluster", &cluster.url, "query", path(&data), "-e", sql],
-        Duration::from_secs(60),
-    );
-    let stderr = String::from_utf8_lossy(&plain.stderr);
-    assert_eq!(plain.status.code(), Some(1), "{stderr}");
-    assert!(
-        stderr.contains("give the client the same --tls DIR"),
-        "{stderr}"
-    );
-    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
-    let foreign = run_bounded(
-        &[
-            "--tls",
-            path(&stranger),
+    let refused = |tls: Option<&Path>| -> String {
+        let mut args = Vec::new();
+        if let Some(dir) = tls {
+            args.extend(["--tls", path(dir)]);
+        }
+        args.extend([
             "--cluster",
-            &cluster.url,
+            cluster.url.as_str(),
             "query",
             path(&data),
             "-e",
             sql,
-        ],
-        Duration::from_secs(60),
+        ]);
+        let out = run_bounded(&args, Duration::from_secs(60));
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+        stderr
+    };
+    let plain = refused(None);
+    assert!(
+        plain.contains("give the client the same --tls DIR"),
+        "{plain}"
     );
-    let stderr = String::from_utf8_lossy(&foreign.stderr);
-    assert_eq!(foreign.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("invalid peer certificate"), "{stderr}");
+    let foreign = refused(Some(&stranger));
+    assert!(foreign.contains("invalid peer certificate"), "{foreign}");
     // One that trusts the cluster's CA but shows a certificate of another:
     // the servers check the client's certificate too.
     let impostor = dir.path().join("impostor");
@@ -544,24 +551,10 @@ fn with_tls_only_holders_of_the_cluster_certificates_get_in() {
     for file in ["node.pem", "node.key"] {
         std::fs::copy(stranger.join(file), impostor.join(file)).unwrap();
     }
-    let out = run_bounded(
-        &[
-            "--tls",
-            path(&impostor),
-            "--cluster",
-            &cluster.url,
-            "query",
-            path(&data),
-            "-e",
-            sql,
-        ],
-        Duration::from_secs(60),
-    );
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let impostor = refused(Some(&impostor));
     assert!(
-        stderr.contains("the scheduler refused the connection"),
-        "{stderr}"
+        impostor.contains("the scheduler refused the connection"),
+        "{impostor}"
     );
     let count = ["query", path(&data), "--format", "csv", "-e", sql];
     let again = ok(cluster.run(&count), sql);
