@@ -313,6 +313,33 @@ fn secrets_are_redacted_unless_asked_not_to() {
         );
     }
 
+    // A dataset grown with --append redacts as an export does, in its
+    // partitions and its manifest.
+    let fleet = dir.path().join("fleet");
+    tracesql()
+        .args(["export", "--append", "--run", "r1", "--parquet"])
+        .arg(&fleet)
+        .arg(&trace)
+        .ok();
+    let meta = exported_meta(&fleet);
+    assert!(
+        meta.contains("<redacted>") && !meta.contains("PLANTED_SECRET"),
+        "{meta}"
+    );
+    let files = files_under(&fleet);
+    assert!(
+        files.iter().any(|f| f.to_string_lossy().contains("run=r1")),
+        "{files:?}"
+    );
+    for entry in files {
+        let bytes = std::fs::read(&entry).unwrap();
+        assert!(
+            !String::from_utf8_lossy(&bytes).contains("PLANTED_SECRET"),
+            "{}",
+            entry.display()
+        );
+    }
+
     let kept = dir.path().join("kept");
     tracesql()
         .arg("export")
