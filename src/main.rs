@@ -55,11 +55,18 @@ struct Cli {
     /// or jax (JAX XPlane protobuf).
     #[arg(long, global = true, value_name = "FORMAT", value_parser = parse_format)]
     format_hint: Option<tracesql::ingest::SourceFormat>,
-    /// A report option, NAME=VALUE (repeatable): what TraceLens's reports take
-    /// as options, e.g. pftrace.include_nonlaunch_apis=true or
-    /// pftrace.min_event_ns=1000. Queries read them as setting('NAME', default);
-    /// a name no query reads is an error that lists the known ones.
-    #[arg(long = "set", global = true, value_name = "NAME=VALUE", value_parser = parse_setting)]
+    /// A report option or parameter, NAME=VALUE (repeatable; --param is the
+    /// same): what TraceLens's reports take as options, e.g.
+    /// pftrace.include_nonlaunch_apis=true, and HTA's parameters, e.g.
+    /// hta.compat=true. Queries read them as setting('NAME', default); a name
+    /// no query reads is an error that lists the known ones.
+    #[arg(
+        long = "set",
+        visible_alias = "param",
+        global = true,
+        value_name = "NAME=VALUE",
+        value_parser = parse_setting
+    )]
     settings: Vec<(String, String)>,
     /// Run `query`, `report` and `analyze` over an export directory (a dataset) on the
     /// Ballista cluster whose scheduler is at df://HOST:PORT (see `tracesql

@@ -30,6 +30,10 @@ pub fn stored_reports(
 ) -> Result<Option<Vec<(TraceInfo, Vec<Sheet>)>>, Error> {
     let manifest = reopen::read_manifest(dir)?;
     let wanted = selected_reports(catalog, only)?;
+    // An export stores the default reports: one run on request is computed.
+    if wanted.iter().any(|q| q.on_request()) {
+        return Ok(None);
+    }
     let mut traces = Vec::with_capacity(manifest.traces.len());
     for trace in &manifest.traces {
         if !reports_are_current(dir, trace, catalog, prepare)? {

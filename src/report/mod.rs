@@ -33,14 +33,21 @@ impl Query {
         self.extra.get("sheet").map_or(&self.name, String::as_str)
     }
 
+    /// Whether the report runs only when named (`-- runs: on request`): HTA's
+    /// analyses, which a default `report` (TraceLens's sheets) leaves out.
+    pub fn on_request(&self) -> bool {
+        self.extra.get("runs").is_some_and(|v| v == "on request")
+    }
+
     /// Whether an empty result is still written (`-- empty: write`).
     fn writes_when_empty(&self) -> bool {
         self.extra.get("empty").is_some_and(|v| v == "write")
     }
 }
 
-/// The catalog's reports selected by `only` (sheet or query names; all when
-/// None), in catalog order; a name that is no report is an error.
+/// The catalog's reports selected by `only` (sheet or query names; when None,
+/// all but those that run on request), in catalog order; a name that is no
+/// report is an error.
 pub fn selected_reports<'a>(
     catalog: &'a Catalog,
     only: Option<&[String]>,
@@ -68,7 +75,10 @@ pub fn selected_of_kind<'a>(
     }
     Ok(reports
         .into_iter()
-        .filter(|q| only.is_none_or(|names| names.iter().any(|n| *n == q.name || n == q.sheet())))
+        .filter(|q| match only {
+            None => !q.on_request(),
+            Some(names) => names.iter().any(|n| *n == q.name || n == q.sheet()),
+        })
         .collect())
 }
 

@@ -30,6 +30,7 @@ mod fixtures;
 mod formats;
 mod fuzz_corpus;
 mod hostile_inputs;
+mod hta;
 mod ingest_conformance;
 mod jax;
 mod mcp;

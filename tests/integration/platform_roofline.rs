@@ -49,21 +49,11 @@ fn report_csv(sheet: &str, args: &[&str]) -> (Vec<String>, Vec<Vec<String>>) {
         .run();
     assert!(out.success(), "{}", out.stderr);
     let path = dir.path().join(format!("{sheet}.csv"));
-    let mut reader = csv::ReaderBuilder::new()
+    let reader = csv::ReaderBuilder::new()
         .has_headers(true)
         .from_path(&path)
         .unwrap_or_else(|e| panic!("{sheet}.csv: {e}"));
-    let header: Vec<String> = reader
-        .headers()
-        .expect("a header")
-        .iter()
-        .map(String::from)
-        .collect();
-    let rows = reader
-        .records()
-        .map(|r| r.expect("a CSV row").iter().map(String::from).collect())
-        .collect::<Vec<Vec<String>>>();
-    (header, rows)
+    crate::util::csv_table(reader)
 }
 
 // MI300X in udfs/src/roofline/platforms.rs: 5.3 TB/s, matrix_bf16 1307.4 TFLOPS.

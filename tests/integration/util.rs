@@ -309,3 +309,18 @@ impl Cmd {
         run.stdout
     }
 }
+
+/// A CSV's header and its rows of cells.
+pub fn csv_table<R: std::io::Read>(mut reader: csv::Reader<R>) -> (Vec<String>, Vec<Vec<String>>) {
+    let header = reader
+        .headers()
+        .expect("a header")
+        .iter()
+        .map(String::from)
+        .collect();
+    let rows = reader
+        .records()
+        .map(|r| r.expect("a CSV row").iter().map(String::from).collect())
+        .collect();
+    (header, rows)
+}

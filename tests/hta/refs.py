@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""HTA's outputs for the shared traces: the references tracesql's HTA reports
+are compared with (tests/integration/hta.rs).
+
+Holistic Trace Analysis is installed from PyPI (`traceinsight`, pinned below)
+into a throwaway virtual environment under OUT, then each trace set is analysed
+and every analysis written as OUT/<set>/<analysis>.csv (pandas' to_csv, no
+index), or OUT/<set>/<analysis>.error with the exception HTA raised. The time
+HTA took per analysis goes to OUT/<set>/timings.json; OUT/sets.json lists each
+set's trace files.
+
+Sets: each single trace of SHARED/traces/<gpu>/<name>.json.gz (set
+`traces/<gpu>/<name>`), and each multi-rank set SHARED/collectives/<set>/traces/
+(set `collectives/<set>`), and a few traces of our own (FIXTURES, set
+`fixtures/<name>`). OUT/done is written last: a reader that finds it
+finds every file.
+
+    python3 tests/hta/refs.py --out target/hta-refs [--shared ../shared/conformance]
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import venv
+from pathlib import Path
+
+HTA = "traceinsight==0.6.1"
+# HTA 0.6.1 assigns into downcast integer columns, which pandas 3 refuses
+# (TypeError on the triton and timesformer traces); its users run pandas 2.
+PINS = ["pandas<3"]
+
+# name in tracesql (HTA's function without get_) -> how to call HTA.
+ANALYSES = {
+    "temporal_breakdown": lambda ta: ta.get_temporal_breakdown(visualize=False),
+}
+
+
+def ensure_venv(out: Path) -> Path:
+    """OUT/venv with HTA installed; its python."""
+    env = out / "venv"
+    python = env / "bin" / "python"
+    marker = env / "installed"
+    wanted = " ".join([HTA, *PINS])
+    if not marker.exists() or marker.read_text().strip() != wanted:
+        venv.EnvBuilder(with_pip=True, clear=True).create(env)
+        subprocess.run(
+            [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", HTA, *PINS],
+            check=True,
+        )
+        marker.write_text(wanted + "\n")
+    return python
+
+
+# Traces of our own (fixtures/), read by HTA as well: set `fixtures/<name>`.
+FIXTURES = [
+    "basic_linear.json",
+    "gpu_only.json",
+    "nccl_graph.json",
+    "conformance/integer_times.json",
+    "field/moe_step.json",
+    "field/decode_step.json",
+]
+
+
+def sets(shared: Path):
+    """(set name, [trace files]) for every shared trace set and our fixtures."""
+    fixtures = Path(__file__).resolve().parents[2] / "fixtures"
+    for name in FIXTURES:
+        if (fixtures / name).is_file():
+            yield f"fixtures/{Path(name).stem}", [fixtures / name]
+    for trace in sorted((shared / "traces").glob("*/*.json.gz")):
+        name = trace.name[: -len(".json.gz")]
+        yield f"traces/{trace.parent.name}/{name}", [trace]
+    for folder in sorted((shared / "collectives").glob("*/traces")):
+        files = sorted(p for p in folder.iterdir() if p.name.endswith((".json", ".json.gz")))
+        if files:
+            yield f"collectives/{folder.parent.name}", files
+
+
+def run(out: Path, shared: Path) -> None:
+    """Inside the venv: analyse every set."""
+    import logging
+
+    logging.disable(logging.WARNING)
+    from hta.trace_analysis import TraceAnalysis
+
+    listed = {}
+    for name, files in sets(shared):
+        listed[name] = [str(f.resolve()) for f in files]
+        target = out / name
+        target.mkdir(parents=True, exist_ok=True)
+        timings = {}
+        with tempfile.TemporaryDirectory() as tmp:
+            for f in files:
+                os.symlink(f.resolve(), Path(tmp) / f.name)
+            start = time.perf_counter()
+            try:
+                ta = TraceAnalysis(trace_dir=tmp)
+            except Exception as e:  # HTA cannot read it: every analysis fails so
+                for analysis in ANALYSES:
+                    (target / f"{analysis}.error").write_text(f"{type(e).__name__}: {e}\n")
+                continue
+            timings["load"] = time.perf_counter() - start
+            for analysis, call in ANALYSES.items():
+                start = time.perf_counter()
+                try:
+                    frame = call(ta)
+                except Exception as e:
+                    (target / f"{analysis}.error").write_text(f"{type(e).__name__}: {e}\n")
+                    continue
+                timings[analysis] = time.perf_counter() - start
+                frame.to_csv(target / f"{analysis}.csv", index=False)
+        (target / "timings.json").write_text(json.dumps(timings, indent=1) + "\n")
+        print(f"{name}: {', '.join(sorted(timings))}", file=sys.stderr)
+    (out / "sets.json").write_text(json.dumps(listed, indent=1) + "\n")
+    (out / "done").write_text(HTA + "\n")
+
+
+def main() -> None:
+    here = Path(__file__).resolve().parent
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--shared", type=Path, default=here.parents[1] / ".." / "shared" / "conformance")
+    parser.add_argument("--inside", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    out, shared = args.out.resolve(), args.shared.resolve()
+    if args.inside:
+        run(out, shared)
+        return
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "done").unlink(missing_ok=True)
+    python = ensure_venv(out)
+    subprocess.run(
+        [str(python), __file__, "--inside", "--out", str(out), "--shared", str(shared)],
+        check=True,
+    )
+
+
+if __name__ == "__main__":
+    main()
