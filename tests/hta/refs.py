@@ -12,8 +12,8 @@ set's trace files.
 Sets: each single trace of SHARED/traces/<gpu>/<name>.json.gz (set
 `traces/<gpu>/<name>`), and each multi-rank set SHARED/collectives/<set>/traces/
 (set `collectives/<set>`), and a few traces of our own (FIXTURES, set
-`fixtures/<name>`). OUT/done is written last: a reader that finds it
-finds every file.
+`fixtures/<name>`). OUT/done is written last, naming HTA's version and
+the analyses: a reader that finds it finds every file.
 
     python3 tests/hta/refs.py --out target/hta-refs [--shared ../shared/conformance]
 """
@@ -36,6 +36,10 @@ PINS = ["pandas<3"]
 # name in tracesql (HTA's function without get_) -> how to call HTA.
 ANALYSES = {
     "temporal_breakdown": lambda ta: ta.get_temporal_breakdown(visualize=False),
+    # Every rank (HTA's default is rank 0 alone), HTA's default threshold (30).
+    "idle_time_breakdown": lambda ta: ta.get_idle_time_breakdown(
+        ranks=sorted(ta.t.traces), visualize=False
+    )[0],
 }
 
 
@@ -117,7 +121,7 @@ def run(out: Path, shared: Path) -> None:
         (target / "timings.json").write_text(json.dumps(timings, indent=1) + "\n")
         print(f"{name}: {', '.join(sorted(timings))}", file=sys.stderr)
     (out / "sets.json").write_text(json.dumps(listed, indent=1) + "\n")
-    (out / "done").write_text(HTA + "\n")
+    (out / "done").write_text(f"{HTA}\n{','.join(ANALYSES)}\n")
 
 
 def main() -> None:
