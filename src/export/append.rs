@@ -313,14 +313,9 @@ fn partition_in_place(target: &Path, manifest: &mut Manifest) -> Result<Vec<Path
     for trace in &mut manifest.traces {
         let old = trace.clone();
         trace.partition = super::partition_dir(&trace.info.name);
-        let files = old
-            .tables
-            .iter()
-            .map(|t| ("tables", t.name.clone()))
-            .chain(old.reports.iter().map(|r| ("reports", r.query.clone())));
-        for (kind, name) in files {
-            let from = Manifest::data_file(target, kind, &name, &old);
-            let to = Manifest::data_file(target, kind, &name, trace);
+        for (kind, name) in old.files() {
+            let from = Manifest::data_file(target, kind, name, &old);
+            let to = Manifest::data_file(target, kind, name, trace);
             if let Some(parent) = to.parent() {
                 std::fs::create_dir_all(parent).map_err(|e| output_error(parent, e))?;
             }
@@ -351,12 +346,7 @@ impl Moved {
         target: &Path,
         trace: &ExportedTrace,
     ) -> Result<(), Error> {
-        let files = trace
-            .tables
-            .iter()
-            .map(|t| ("tables", t.name.as_str()))
-            .chain(trace.reports.iter().map(|r| ("reports", r.query.as_str())));
-        for (kind, name) in files {
+        for (kind, name) in trace.files() {
             let from = Manifest::data_file(staged, kind, name, trace);
             let to = Manifest::data_file(target, kind, name, trace);
             let (Some(from_dir), Some(to_dir)) = (from.parent(), to.parent()) else {

@@ -95,6 +95,15 @@ pub struct TraceInfo {
     pub redacted: bool,
 }
 
+impl ExportedTrace {
+    /// Every data file of the trace, as (`tables` or `reports`, name): what
+    /// [`Manifest::data_file`] places.
+    pub fn files(&self) -> impl Iterator<Item = (&'static str, &str)> {
+        let tables = self.tables.iter().map(|t| ("tables", t.name.as_str()));
+        tables.chain(self.reports.iter().map(|r| ("reports", r.query.as_str())))
+    }
+}
+
 impl Manifest {
     /// The file of `table` (or of report query `name` with `reports`) for `trace`.
     pub fn data_file(dir: &Path, kind: &str, name: &str, trace: &ExportedTrace) -> PathBuf {
