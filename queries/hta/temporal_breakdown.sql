@@ -1,5 +1,5 @@
 -- name: temporal_breakdown
--- version: 1
+-- version: 2
 -- kind: report
 -- order: 900
 -- runs: on request
@@ -22,32 +22,21 @@
 --   idle_time_pctg: idle time, % of the span (2 decimals)
 --   compute_time_pctg: computation time, % of the span (2 decimals)
 --   non_compute_time_pctg: non-computation time, % of the span (2 decimals)
-WITH spans AS (
-  SELECT trace, rank, max(t_end) - min(ts) AS kernel_time, busy_time(ts, t_end) AS busy
+WITH times AS (
+  SELECT trace, coalesce(rank, 0) AS rank,
+         max(t_end) - min(ts) AS kernel_time,
+         busy_time(ts, t_end) AS busy,
+         coalesce(busy_time(ts, t_end) FILTER (WHERE kernel_type = 'COMPUTATION'), 0.0) AS compute
   FROM hta_gpu_work
   GROUP BY trace, rank
-),
-computation AS (
-  SELECT trace, busy_time(ts, t_end) AS compute
-  FROM hta_gpu_work
-  WHERE kernel_type = 'COMPUTATION'
-  GROUP BY trace
-),
-times AS (
-  SELECT s.trace, coalesce(s.rank, 0) AS rank,
-         s.kernel_time - s.busy AS idle,
-         coalesce(c.compute, 0.0) AS compute,
-         s.busy - coalesce(c.compute, 0.0) AS non_compute,
-         s.kernel_time
-  FROM spans s LEFT JOIN computation c ON c.trace = s.trace
 )
 SELECT rank,
-       idle AS "idle_time(us)",
+       kernel_time - busy AS "idle_time(us)",
        compute AS "compute_time(us)",
-       non_compute AS "non_compute_time(us)",
+       busy - compute AS "non_compute_time(us)",
        kernel_time AS "kernel_time(us)",
-       np_round(100.0 * idle / kernel_time, 2) AS idle_time_pctg,
+       np_round(100.0 * (kernel_time - busy) / kernel_time, 2) AS idle_time_pctg,
        np_round(100.0 * compute / kernel_time, 2) AS compute_time_pctg,
-       np_round(100.0 * non_compute / kernel_time, 2) AS non_compute_time_pctg
+       np_round(100.0 * (busy - compute) / kernel_time, 2) AS non_compute_time_pctg
 FROM times
 ORDER BY rank, trace

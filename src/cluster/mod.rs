@@ -67,8 +67,9 @@ pub async fn connect(
     tls: Option<&Tls>,
 ) -> Result<SessionContext, Error> {
     let (host, port) = parse_url(url)?;
-    let address = format!("{host}:{port}");
-    reach_scheduler(url, &address, tls).await?;
+    let scheme = if tls.is_some() { "https" } else { "http" };
+    let scheduler = format!("{scheme}://{host}:{port}");
+    reach_scheduler(url, &scheduler, tls).await?;
     // The adaptive planner loses the ordering a union of sorted branches with
     // constant columns has (SanityCheckPlan on the scheduler, after which the
     // job never ends); the static planner keeps it.
@@ -82,18 +83,16 @@ pub async fn connect(
     let mut config = config
         .with_ballista_logical_extension_codec(Arc::new(codec::LogicalCodec::default()))
         .with_ballista_physical_extension_codec(Arc::new(codec::PhysicalCodec::default()));
-    let mut scheme = "http";
     if let Some(tls) = tls {
         config = config
             .with_ballista_use_tls(true)
             .with_ballista_override_create_grpc_client_endpoint(tls.endpoint_override());
-        scheme = "https";
     }
     let state = SessionStateBuilder::new()
         .with_config(config)
         .with_default_features()
         .build()
-        .upgrade_for_ballista(format!("{scheme}://{address}"))
+        .upgrade_for_ballista(scheduler)
         .map_err(Error::query)?;
     Ok(SessionContext::new_with_state(state))
 }
@@ -101,10 +100,9 @@ pub async fn connect(
 /// Connects to the scheduler once, as each query will (TLS included), so that
 /// a wrong address or a TLS mismatch is one clear error here rather than a
 /// transport error inside the first query.
-async fn reach_scheduler(url: &str, address: &str, tls: Option<&Tls>) -> Result<(), Error> {
-    let scheme = if tls.is_some() { "https" } else { "http" };
+async fn reach_scheduler(url: &str, scheduler: &str, tls: Option<&Tls>) -> Result<(), Error> {
     let bad_url = |e: &dyn std::fmt::Display| Error::Usage(format!("--cluster {url}: {e}"));
-    let mut endpoint = tonic::transport::Endpoint::from_shared(format!("{scheme}://{address}"))
+    let mut endpoint = tonic::transport::Endpoint::from_shared(scheduler.to_string())
         .map_err(|e| bad_url(&e))?
         .connect_timeout(std::time::Duration::from_secs(10));
     if let Some(tls) = tls {

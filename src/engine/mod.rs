@@ -152,11 +152,8 @@ impl Engine {
             self.detect_platform(&meta).map_err(crate::Error::query)?;
             self.trace_names.push(info.name.clone());
         }
-        for trace in &dataset.manifest.traces {
-            if let Some(run) = &trace.run {
-                self.set_run(&trace.info.name, run);
-            }
-        }
+        let runs = dataset.manifest.traces.iter();
+        self.set_runs(runs.filter_map(|t| Some((t.info.name.clone(), t.run.clone()?))));
         self.forest.set_unavailable(format!(
             "the call trees are not in memory when {} is read in place; load the traces \
              themselves (or the dataset with --load)",
@@ -437,16 +434,20 @@ impl Engine {
         self.forest.add(&trace.name, events, kernels, edges);
         self.trace_names.push(trace.name.clone());
         if let Some(run) = &trace.run {
-            self.set_run(&trace.name, run);
+            self.set_runs([(trace.name.clone(), run.clone())]);
         }
         self.register_tables()?;
         Ok(trace.name)
     }
 
-    /// Records that `trace` belongs to `run`, for `trace_run()`.
-    fn set_run(&mut self, trace: &str, run: &str) {
-        self.runs.insert(trace.to_string(), run.to_string());
-        tracesql_udfs::trace_run::register(&self.ctx, self.runs.clone());
+    /// Records each (trace, run) pair for `trace_run()`, registered once for
+    /// all of them (a dataset may hold thousands of traces).
+    fn set_runs(&mut self, runs: impl IntoIterator<Item = (String, String)>) {
+        let before = self.runs.len();
+        self.runs.extend(runs);
+        if self.runs.len() != before {
+            tracesql_udfs::trace_run::register(&self.ctx, self.runs.clone());
+        }
     }
 
     fn register_tables(&self) -> Result<(), DataFusionError> {

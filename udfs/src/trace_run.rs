@@ -82,8 +82,13 @@ impl ScalarUDFImpl for TraceRun {
 }
 
 impl TraceRun {
-    /// One run per row.
+    /// One run per row. A dictionary column (the tables' `trace`) is looked
+    /// up once per distinct value, not once per row.
     fn runs_of(&self, array: &ArrayRef) -> Result<ArrayRef> {
+        if let Some(dictionary) = array.as_any_dictionary_opt() {
+            let runs = self.runs_of(dictionary.values())?;
+            return Ok(cast(&dictionary.with_values(runs), &DataType::Utf8)?);
+        }
         let text = cast(array, &DataType::Utf8)?;
         let text = text.as_string::<i32>();
         let mut out = StringBuilder::with_capacity(text.len(), 0);
