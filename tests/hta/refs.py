@@ -40,7 +40,81 @@ ANALYSES = {
     "idle_time_breakdown": lambda ta: ta.get_idle_time_breakdown(
         ranks=sorted(ta.t.traces), visualize=False
     )[0],
+    # HTA's defaults (duration_ratio 0.8, num_kernels 10, memory kernels
+    # included): its two frames, kernel types and the top kernels per rank.
+    "gpu_kernel_breakdown": lambda ta: once(ta, "gpu_kernel_breakdown")[0],
+    "gpu_kernel_breakdown_kernels": lambda ta: once(ta, "gpu_kernel_breakdown")[1],
+    "comm_comp_overlap": lambda ta: ta.get_comm_comp_overlap(visualize=False),
+    # Every rank, HTA's defaults (its cut-offs only shape its plots).
+    "cuda_kernel_launch_stats": lambda ta: per_rank(
+        ta.get_cuda_kernel_launch_stats(ranks=ta.t.get_ranks(), visualize=False)
+    ),
+    # One call per rank: called with several ranks, HTA adds each rank's
+    # launches to the next rank's frame.
+    "aten_op_kernels_and_delay": lambda ta: pd().concat(
+        [
+            ta.get_aten_op_kernels_and_delay(ranks=[r])[r].assign(rank=r)
+            for r in ta.t.get_ranks()
+        ],
+        ignore_index=True,
+    ),
+    "queue_length_time_series": lambda ta: per_rank(
+        ta.get_queue_length_time_series(ranks=ta.t.get_ranks()),
+        index=True,
+        columns=["rank", "index", "ts", "pid", "tid", "stream", "queue_length"],
+    ),
+    "queue_length_summary": lambda ta: summary(
+        ta.get_queue_length_summary(ranks=ta.t.get_ranks()), ["rank", "stream"]
+    ),
+    "memory_bw_time_series": lambda ta: per_rank(
+        ta.get_memory_bw_time_series(ranks=ta.t.get_ranks()),
+        columns=["rank", "ts", "pid", "name", "memory_bw_gbps"],
+    ),
+    "memory_bw_summary": lambda ta: summary(
+        ta.get_memory_bw_summary(ranks=ta.t.get_ranks()), ["rank", "name"]
+    ),
 }
+
+STATISTICS = ["count", "mean", "std", "min", "25%", "50%", "75%", "max"]
+
+
+def pd():
+    """pandas, inside the venv (this file runs outside it first)."""
+    import pandas
+
+    return pandas
+
+
+def per_rank(frames: dict, index: bool = False, columns=None):
+    """HTA's {rank: frame} as one frame with a rank column (its index too,
+    when it is the event's position in the trace)."""
+    parts = [
+        (f.reset_index() if index else f.reset_index(drop=True)).assign(rank=r)
+        for r, f in sorted(frames.items())
+    ]
+    if not parts:
+        return pd().DataFrame(columns=columns or ["rank"])
+    frame = pd().concat(parts, ignore_index=True)
+    return frame[columns] if columns else frame
+
+
+def summary(frame, keys):
+    """HTA's describe() per key, flat: one column per statistic."""
+    if frame is None or frame.empty:
+        return pd().DataFrame(columns=keys + STATISTICS)
+    return frame.droplevel(0, axis=1).reset_index()
+
+_ONCE = {}
+
+
+def once(ta, analysis: str):
+    """HTA's `get_<analysis>(visualize=False)` on `ta`, called once: an analysis
+    that returns several frames is several references."""
+    key = (id(ta), analysis)
+    if key not in _ONCE:
+        _ONCE.clear()
+        _ONCE[key] = getattr(ta, f"get_{analysis}")(visualize=False)
+    return _ONCE[key]
 
 
 def ensure_venv(out: Path) -> Path:
@@ -88,8 +162,10 @@ def sets(shared: Path):
 def run(out: Path, shared: Path) -> None:
     """Inside the venv: analyse every set."""
     import logging
+    import warnings
 
     logging.disable(logging.WARNING)
+    warnings.simplefilter("ignore")
     from hta.trace_analysis import TraceAnalysis
 
     listed = {}

@@ -59,10 +59,124 @@ const DIFFERS: &[(&str, &str, bool, &str)] = &[
         true,
         "HTA takes a launch outside the trace for the event in its row 0",
     ),
+    (
+        "gpu_kernel_breakdown",
+        "fixtures/gpu_only",
+        false,
+        "ROCm's copy kernels are memory, not computation",
+    ),
+    (
+        "gpu_kernel_breakdown",
+        "fixtures/moe_step",
+        false,
+        "DeepEP's kernels are communication",
+    ),
+    (
+        "gpu_kernel_breakdown",
+        "fixtures/decode_step",
+        false,
+        "the custom all-reduce kernels are communication",
+    ),
+    (
+        "gpu_kernel_breakdown_kernels",
+        "fixtures/gpu_only",
+        false,
+        "ROCm's copy kernels are memory, not computation",
+    ),
+    (
+        "gpu_kernel_breakdown_kernels",
+        "fixtures/moe_step",
+        false,
+        "DeepEP's kernels are communication",
+    ),
+    (
+        "gpu_kernel_breakdown_kernels",
+        "fixtures/decode_step",
+        false,
+        "the custom all-reduce kernels are communication",
+    ),
+    (
+        "gpu_kernel_breakdown_kernels",
+        "traces/h100/Falconsai_nsfw_image_detection__1016002",
+        false,
+        "HTA's statistics of grouped kernels are over per-name totals",
+    ),
+    (
+        "gpu_kernel_breakdown_kernels",
+        "traces/h100/gaunernst_bert-small-uncased__1016001",
+        false,
+        "HTA's statistics of grouped kernels are over per-name totals",
+    ),
+    (
+        "gpu_kernel_breakdown_kernels",
+        "traces/hta/ns_resolution_rank0",
+        false,
+        "HTA's statistics of grouped kernels are over per-name totals",
+    ),
+    (
+        "gpu_kernel_breakdown_kernels",
+        "traces/mi210/gpu_only_trace",
+        false,
+        "HTA's statistics of grouped kernels are over per-name totals",
+    ),
+    (
+        "gpu_kernel_breakdown_kernels",
+        "traces/mi300/facebook_timesformer-base-finetuned-k400__1016002",
+        false,
+        "HTA's statistics of grouped kernels are over per-name totals",
+    ),
+    (
+        "gpu_kernel_breakdown_kernels",
+        "traces/mi300/gaunernst_bert-small-uncased__1016001",
+        false,
+        "HTA's statistics of grouped kernels are over per-name totals",
+    ),
+    (
+        "gpu_kernel_breakdown_kernels",
+        "collectives/dlrm8_param",
+        false,
+        "HTA's statistics of grouped kernels are over per-name totals",
+    ),
+    (
+        "gpu_kernel_breakdown_kernels",
+        "traces/h100/Qwen_Qwen1.5-0.5B-Chat__1016005",
+        false,
+        "sub-µs work ends where it starts, not before; and HTA's statistics of grouped kernels are over per-name totals",
+    ),
+    (
+        "gpu_kernel_breakdown_kernels",
+        "traces/h100/google_owlv2-large-patch14-ensemble__1016001",
+        false,
+        "sub-µs work ends where it starts, not before; and HTA's statistics of grouped kernels are over per-name totals",
+    ),
+    (
+        "gpu_kernel_breakdown_kernels",
+        "traces/normalization/normalization_layer_test",
+        true,
+        "three kernels tie at 23 µs where num_kernels cuts: HTA keeps the one its unstable sort puts first, we the first by name",
+    ),
+    (
+        "comm_comp_overlap",
+        "fixtures/moe_step",
+        false,
+        "DeepEP's kernels are communication",
+    ),
+    (
+        "comm_comp_overlap",
+        "fixtures/decode_step",
+        false,
+        "the custom all-reduce kernels are communication",
+    ),
 ];
 
 /// The analyses compared (refs.py's ANALYSES).
-const ANALYSES: &[&str] = &["temporal_breakdown", "idle_time_breakdown"];
+const ANALYSES: &[&str] = &[
+    "temporal_breakdown",
+    "idle_time_breakdown",
+    "gpu_kernel_breakdown",
+    "gpu_kernel_breakdown_kernels",
+    "comm_comp_overlap",
+];
 
 /// HTA's outputs, generated on first use (and again when refs.py has
 /// analyses the folder lacks).
@@ -364,4 +478,162 @@ fn the_kernel_wait_threshold_is_a_parameter() {
         idle(&none, "other"),
         idle(&default, "other") + idle(&default, "kernel_wait")
     );
+}
+
+/// `check` on `analysis`, asserting that every set was compared: the
+/// fixtures always; with ../shared, its 10 single traces and 9 multi-rank
+/// sets too (less the ones HTA raises on, which are returned).
+fn check_all(analysis: &str) -> Vec<String> {
+    let (matched, listed, raised) = check(analysis);
+    eprintln!("{analysis}: {matched} sets equal HTA's, {listed} differ as listed, HTA raised on {raised:?}");
+    assert!(matched + listed >= 6, "{matched} + {listed}");
+    if crate::util::conformance_dir().is_some() {
+        assert!(
+            matched + listed + raised.len() >= 6 + 10 + 9,
+            "{matched} + {listed} + {raised:?}"
+        );
+    }
+    raised
+}
+
+#[test]
+fn gpu_kernel_breakdown_matches_hta() {
+    assert_eq!(check_all("gpu_kernel_breakdown"), Vec::<String>::new());
+}
+
+#[test]
+fn gpu_kernel_breakdown_kernels_matches_hta() {
+    assert_eq!(
+        check_all("gpu_kernel_breakdown_kernels"),
+        Vec::<String>::new()
+    );
+}
+
+#[test]
+fn comm_comp_overlap_matches_hta() {
+    assert_eq!(check_all("comm_comp_overlap"), Vec::<String>::new());
+}
+
+/// Our output of `analysis` on a fixture with `params`.
+fn on_fixture(analysis: &str, fixture: &str, params: &[&str]) -> Table {
+    let sql = package_path(format!("queries/hta/{analysis}.sql"));
+    let mut cmd = tracesql()
+        .arg("query")
+        .arg(crate::util::fixture(fixture))
+        .args(["--format", "csv", "-f"])
+        .arg(sql);
+    for p in params {
+        cmd = cmd.args(["--param", p]);
+    }
+    parse_csv(&cmd.ok())
+}
+
+/// Once kernels are grouped (here: one kept per type), a kept kernel's
+/// statistics are its own and "others" holds every other duration; HTA's
+/// re-aggregation (compat) gives a kept kernel its total as max, min and
+/// mean.
+#[test]
+fn grouped_kernels_keep_their_own_statistics() {
+    let fixture = "nccl_graph.json";
+    let all = on_fixture(
+        "gpu_kernel_breakdown_kernels",
+        fixture,
+        &["hta.num_kernels=100"],
+    );
+    let one = on_fixture(
+        "gpu_kernel_breakdown_kernels",
+        fixture,
+        &["hta.num_kernels=1"],
+    );
+    let compat = on_fixture(
+        "gpu_kernel_breakdown_kernels",
+        fixture,
+        &["hta.num_kernels=1", "hta.compat=true"],
+    );
+    let n = |t: &Table, row: &Vec<String>, c: &str| crate::util::number(&t.0, row, c);
+    let computation = |t: &Table| -> Vec<Vec<String>> {
+        t.1.iter()
+            .filter(|r| r[6] == "COMPUTATION")
+            .cloned()
+            .collect()
+    };
+    let (all_rows, one_rows) = (computation(&all), computation(&one));
+    assert!(all_rows.len() > 2, "{all:?}");
+    assert_eq!(one_rows.len(), 2, "{one:?}");
+    let kept = one_rows.iter().find(|r| r[0] != "others").unwrap();
+    let others = one_rows.iter().find(|r| r[0] == "others").unwrap();
+    // The kept kernel is the largest total, with the statistics it has alone.
+    let alone = all_rows.iter().find(|r| r[0] == kept[0]).unwrap();
+    let largest = all_rows
+        .iter()
+        .map(|r| n(&all, r, "sum (us)"))
+        .fold(0.0, f64::max);
+    assert_eq!(n(&one, kept, "sum (us)"), largest);
+    assert_eq!(kept, alone);
+    assert!(
+        n(&one, kept, "max (us)") < largest,
+        "several instances: {kept:?}"
+    );
+    // others: every other duration.
+    let rest: f64 = all_rows
+        .iter()
+        .filter(|r| r[0] != kept[0])
+        .map(|r| n(&all, r, "sum (us)"))
+        .sum();
+    assert_eq!(n(&one, others, "sum (us)"), rest);
+    let longest = all_rows
+        .iter()
+        .filter(|r| r[0] != kept[0])
+        .map(|r| n(&all, r, "max (us)"))
+        .fold(0.0, f64::max);
+    assert_eq!(n(&one, others, "max (us)"), longest);
+    // HTA: the kept kernel's max, min and mean are its total.
+    let theirs = compat.1.iter().find(|r| r[0] == kept[0]).unwrap();
+    for column in ["max (us)", "min (us)", "mean (us)"] {
+        assert_eq!(n(&compat, theirs, column), largest, "{column}: {theirs:?}");
+    }
+    assert_eq!(n(&compat, theirs, "stddev"), 0.0);
+}
+
+/// Memory work leaves both breakdowns with include_memory_kernels=false.
+#[test]
+fn memory_kernels_can_be_left_out() {
+    let fixture = "basic_linear.json";
+    for analysis in ["gpu_kernel_breakdown", "gpu_kernel_breakdown_kernels"] {
+        let column = if analysis == "gpu_kernel_breakdown" {
+            0
+        } else {
+            6
+        };
+        let with = on_fixture(analysis, fixture, &[]);
+        let without = on_fixture(analysis, fixture, &["hta.include_memory_kernels=false"]);
+        assert!(
+            with.1.iter().any(|r| r[column].contains("MEMORY")),
+            "{with:?}"
+        );
+        assert!(
+            !without.1.iter().any(|r| r[column].contains("MEMORY")),
+            "{without:?}"
+        );
+        assert!(!without.1.is_empty());
+    }
+}
+
+/// HTA types DeepEP's kernels as computation, so it finds no communication
+/// on the MoE step and no overlap (NaN); they are communication here, and
+/// three quarters of their time runs beside computation.
+#[test]
+fn comm_comp_overlap_counts_kernels_hta_does_not_know() {
+    let (header, rows) = on_fixture("comm_comp_overlap", "field/moe_step.json", &[]);
+    assert_eq!(rows.len(), 1);
+    assert_eq!(
+        crate::util::number(&header, &rows[0], "comp_comm_overlap_pctg"),
+        75.0
+    );
+    let (_, compat) = on_fixture(
+        "comm_comp_overlap",
+        "field/moe_step.json",
+        &["hta.compat=true"],
+    );
+    assert_eq!(compat[0][1], "", "HTA's NaN: {compat:?}");
 }
