@@ -516,16 +516,7 @@ fn comm_comp_overlap_matches_hta() {
 
 /// Our output of `analysis` on a fixture with `params`.
 fn on_fixture(analysis: &str, fixture: &str, params: &[&str]) -> Table {
-    let sql = package_path(format!("queries/hta/{analysis}.sql"));
-    let mut cmd = tracesql()
-        .arg("query")
-        .arg(crate::util::fixture(fixture))
-        .args(["--format", "csv", "-f"])
-        .arg(sql);
-    for p in params {
-        cmd = cmd.args(["--param", p]);
-    }
-    parse_csv(&cmd.ok())
+    report_rows(analysis, &[crate::util::fixture(fixture)], params)
 }
 
 /// Once kernels are grouped (here: one kept per type), a kept kernel's
@@ -636,4 +627,129 @@ fn comm_comp_overlap_counts_kernels_hta_does_not_know() {
         &["hta.compat=true"],
     );
     assert_eq!(compat[0][1], "", "HTA's NaN: {compat:?}");
+}
+
+/// A report's rows over `traces`, as CSV (`query -f`).
+fn report_rows(report: &str, traces: &[String], params: &[&str]) -> Table {
+    let sql = package_path(format!("queries/hta/{report}.sql"));
+    let mut cmd = tracesql()
+        .arg("query")
+        .args(traces)
+        .args(["--format", "csv", "-f"])
+        .arg(sql);
+    for p in params {
+        cmd = cmd.args(["--param", p]);
+    }
+    parse_csv(&cmd.ok())
+}
+
+/// fixtures/memory_step.json, worked by hand (fixtures/README.md): a block
+/// allocated in aten::empty belongs to the aten::addmm that called it; a
+/// free of a block from before the trace lowers the total; the peak (1,027,672
+/// bytes at 1310 µs) holds three blocks of the trace (28,672 bytes) and
+/// 999,000 bytes from before it.
+#[test]
+fn memory_timeline_peak_and_live_blocks_on_a_fixture() {
+    let trace = [crate::util::fixture("memory_step.json")];
+    let (header, rows) = report_rows("memory_timeline", &trace, &[]);
+    assert_eq!(rows.len(), 8, "{rows:?}");
+    let column = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let first_cuda = rows
+        .iter()
+        .find(|r| r[column("device_type")] == "cuda")
+        .unwrap();
+    assert_eq!(
+        (&*first_cuda[column("op")], &*first_cuda[column("top_op")]),
+        ("aten::addmm", "aten::linear")
+    );
+    let outside = rows.iter().find(|r| r[column("bytes")] == "-1000").unwrap();
+    assert_eq!(outside[column("op")], "", "no op runs at 1260 µs");
+
+    let (header, rows) = report_rows("memory_peak", &trace, &[]);
+    let cuda = rows.iter().find(|r| r[1] == "cuda").unwrap();
+    let n = |c: &str| crate::util::number(&header, cuda, c);
+    assert_eq!(n("peak_allocated_bytes"), 1_027_672.0);
+    assert_eq!(n("peak_ts"), 1310.0);
+    assert_eq!(n("live_at_peak_bytes"), 28_672.0);
+    assert_eq!(n("untracked_bytes"), 999_000.0);
+    assert_eq!((n("allocations"), n("frees")), (4.0, 3.0));
+    let peak_op = header.iter().position(|h| h == "peak_op").unwrap();
+    assert_eq!(cuda[peak_op], "aten::zeros");
+    let cpu = rows.iter().find(|r| r[1] == "cpu").unwrap();
+    assert_eq!(
+        crate::util::number(&header, cpu, "peak_allocated_bytes"),
+        64.0
+    );
+
+    let (header, rows) = report_rows("memory_live_at_peak", &trace, &[]);
+    let live: Vec<(String, String, f64)> = rows
+        .iter()
+        .filter(|r| r[1] == "cuda")
+        .map(|r| {
+            (
+                r[3].clone(),
+                r[4].clone(),
+                crate::util::number(&header, r, "bytes"),
+            )
+        })
+        .collect();
+    let expected = [
+        ("aten::zeros", "aten::zeros", 16384.0),
+        ("aten::relu", "aten::relu", 8192.0),
+        ("aten::linear", "aten::addmm", 4096.0),
+    ];
+    let expected: Vec<(String, String, f64)> = expected
+        .iter()
+        .map(|(t, o, b)| (t.to_string(), o.to_string(), *b))
+        .collect();
+    assert_eq!(live, expected);
+}
+
+/// On real profile_memory traces (CUDA and ROCm): each event's change of the
+/// device total is its own bytes (our order is the allocator's), and the
+/// blocks live at the peak add up to memory_peak's figure, never above the peak.
+#[test]
+fn memory_reports_agree_with_the_allocator_on_real_traces() {
+    let Some(shared) = crate::util::conformance_dir() else {
+        return;
+    };
+    for name in [
+        "traces/h100/gaunernst_bert-small-uncased__1016001.json.gz",
+        "traces/mi300/facebook_timesformer-base-finetuned-k400__1016002.json.gz",
+    ] {
+        let trace = [shared.join(name).to_string_lossy().into_owned()];
+        let (header, rows) = report_rows("memory_timeline", &trace, &[]);
+        assert!(rows.len() > 200, "{name}: {}", rows.len());
+        let col = |c: &str| header.iter().position(|h| h == c).unwrap();
+        let mut checked = 0;
+        for pair in rows.windows(2) {
+            let (a, b) = (&pair[0], &pair[1]);
+            if a[col("device_type")] != b[col("device_type")] {
+                continue;
+            }
+            let total = |r: &Vec<String>| r[col("allocated_bytes")].parse::<i64>().unwrap();
+            let bytes = b[col("bytes")].parse::<i64>().unwrap();
+            assert_eq!(total(b) - total(a), bytes, "{name}: {a:?} -> {b:?}");
+            checked += 1;
+        }
+        assert!(checked > 200, "{name}: {checked}");
+        let (ph, peaks) = report_rows("memory_peak", &trace, &[]);
+        let (lh, live) = report_rows("memory_live_at_peak", &trace, &[]);
+        for peak in &peaks {
+            let device = &peak[1];
+            let listed: f64 = live
+                .iter()
+                .filter(|r| &r[1] == device)
+                .map(|r| crate::util::number(&lh, r, "bytes"))
+                .sum();
+            let live_bytes = crate::util::number(&ph, peak, "live_at_peak_bytes");
+            assert_eq!(listed, live_bytes, "{name} {device}");
+            assert!(live_bytes <= crate::util::number(&ph, peak, "peak_allocated_bytes"));
+            assert!(crate::util::number(&ph, peak, "untracked_bytes") >= 0.0);
+        }
+        assert!(
+            peaks.iter().any(|p| p[1] == "cuda" || p[1] == "hip"),
+            "{peaks:?}"
+        );
+    }
 }

@@ -15,6 +15,7 @@ mod filter;
 pub mod histogram;
 mod interval_state;
 pub mod intervals;
+pub mod json_get;
 pub mod json_object;
 pub mod kernel_stats;
 mod nested;
@@ -132,6 +133,11 @@ pub const FUNCTIONS: &[FunctionDoc] = &[
         returns: "LIST<STRUCT<name, stream, count, total_duration_us, …>>",
     },
     FunctionDoc {
+        usage: "json_get_float(json UTF8, key UTF8), json_get_int(json UTF8, key UTF8), json_get_str(json UTF8, key UTF8)",
+        kind: "scalar",
+        returns: "DOUBLE / BIGINT / UTF8 the field `key` of a JSON object held as text (events.args); NULL when absent or of another kind",
+    },
+    FunctionDoc {
         usage: "np_round(x DOUBLE, decimals BIGINT)",
         kind: "scalar",
         returns: "DOUBLE numpy's round: half to even (0.25 → 0.2)",
@@ -238,6 +244,13 @@ pub fn register_all(ctx: &SessionContext) {
     ctx.register_udaf(AggregateUDF::from(histogram::Histogram::new()));
     ctx.register_udaf(AggregateUDF::from(kernel_stats::KernelStatsUdaf::new()));
     ctx.register_udf(ScalarUDF::from(json_object::JsonObject::new()));
+    for kind in [
+        json_get::JsonKind::Float,
+        json_get::JsonKind::Int,
+        json_get::JsonKind::Str,
+    ] {
+        ctx.register_udf(ScalarUDF::from(json_get::JsonGet::new(kind)));
+    }
     ctx.register_udf(ScalarUDF::from(np_round::NpRound::new()));
     ctx.register_udf(ScalarUDF::from(py_format::PyFormat::new()));
     ctx.register_udf(ScalarUDF::from(py_repr::PyRepr::new()));
