@@ -1688,17 +1688,18 @@ fn runtime() -> Result<tokio::runtime::Runtime, Error> {
 
 fn query(engine: &Engine, sql: &str, format: PrintFormat) -> Result<(), Error> {
     let results = runtime()?
-        .block_on(engine.run_sql(sql))
+        .block_on(engine.run_sql_with_schemas(sql))
         .map_err(Error::query)?;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let options = PrintOptions::command(format);
-    for batches in &results {
-        let Some(schema) = batches.first().map(|b| b.schema()) else {
-            // A statement without rows to show (SET, CREATE VIEW, ...).
+    for (schema, batches) in &results {
+        if schema.fields().is_empty() {
+            // A statement without rows to show (SET, CREATE VIEW, ...); a
+            // SELECT without rows still shows its columns (a CSV header).
             continue;
-        };
-        print_batches(&mut out, &schema, batches, None, &options)
+        }
+        print_batches(&mut out, schema, batches, None, &options)
             .map_err(|e| Error::Output(e.to_string()))?;
     }
     out.flush().map_err(|e| Error::Output(e.to_string()))

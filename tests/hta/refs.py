@@ -73,6 +73,9 @@ ANALYSES = {
     "memory_bw_summary": lambda ta: summary(
         ta.get_memory_bw_summary(ranks=ta.t.get_ranks()), ["rank", "name"]
     ),
+    # Every rank; the operator and pattern length the tests pass too
+    # (tests/integration/hta.rs, PARAMS).
+    "frequent_cuda_kernel_sequences": lambda ta: sequences(ta, "aten::linear", 1),
 }
 
 STATISTICS = ["count", "mean", "std", "min", "25%", "50%", "75%", "max"]
@@ -96,6 +99,21 @@ def per_rank(frames: dict, index: bool = False, columns=None):
         return pd().DataFrame(columns=columns or ["rank"])
     frame = pd().concat(parts, ignore_index=True)
     return frame[columns] if columns else frame
+
+
+def sequences(ta, operator: str, min_pattern_len: int):
+    """HTA's kernel sequences of `operator` on every rank (its overlay trace
+    goes to a throwaway folder)."""
+    parts = []
+    with tempfile.TemporaryDirectory() as out:
+        for r in ta.t.get_ranks():
+            frame = ta.get_frequent_cuda_kernel_sequences(
+                operator, out, min_pattern_len=min_pattern_len, rank=r
+            )
+            if not frame.empty:
+                parts.append(frame.assign(rank=r))
+    columns = ["pattern", "count", "GPU kernel duration (us)", "CPU op duration (us)", "rank"]
+    return pd().concat(parts, ignore_index=True) if parts else pd().DataFrame(columns=columns)
 
 
 def summary(frame, keys):
