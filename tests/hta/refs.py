@@ -76,6 +76,9 @@ ANALYSES = {
     # Every rank; the operator and pattern length the tests pass too
     # (tests/integration/hta.rs, PARAMS).
     "frequent_cuda_kernel_sequences": lambda ta: sequences(ta, "aten::linear", 1),
+    # The counter events of HTA's augmented trace (generate_trace_with_counters,
+    # every rank), one row each: what `tracesql export --counters` must add.
+    "trace_counters": lambda ta: counter_events(ta),
 }
 
 STATISTICS = ["count", "mean", "std", "min", "25%", "50%", "75%", "max"]
@@ -114,6 +117,27 @@ def sequences(ta, operator: str, min_pattern_len: int):
                 parts.append(frame.assign(rank=r))
     columns = ["pattern", "count", "GPU kernel duration (us)", "CPU op duration (us)", "rank"]
     return pd().concat(parts, ignore_index=True) if parts else pd().DataFrame(columns=columns)
+
+
+def counter_events(ta):
+    """The ph "C" events HTA writes into <trace>_with_counters.json, as rows
+    (rank, name, pid, ts, id, arg, value); the file itself is removed."""
+    import gzip
+
+    rows = []
+    ta.generate_trace_with_counters(ranks=ta.t.get_ranks())
+    for rank, path in sorted(ta.t.trace_files.items()):
+        written = Path(path.replace(".json", "_with_counters.json"))
+        if not written.exists():
+            continue
+        with gzip.open(written, "rt") as f:
+            events = json.load(f)["traceEvents"]
+        written.unlink()
+        for e in events:
+            if e.get("ph") == "C":
+                for arg, value in e["args"].items():
+                    rows.append([rank, e["name"], e["pid"], e["ts"], e.get("id"), arg, value])
+    return pd().DataFrame(rows, columns=["rank", "name", "pid", "ts", "id", "arg", "value"])
 
 
 def summary(frame, keys):

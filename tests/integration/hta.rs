@@ -162,6 +162,132 @@ const DIFFERS: &[(&str, &str, bool, &str)] = &[
         "DeepEP's kernels are communication",
     ),
     (
+        "cuda_kernel_launch_stats",
+        "fixtures/gpu_only",
+        false,
+        "HTA counts no hip* launch: 4 rows here, none in HTA",
+    ),
+    (
+        "cuda_kernel_launch_stats",
+        "fixtures/nccl_graph",
+        false,
+        "graph launches and cuLaunchKernel count: 7 rows vs 3",
+    ),
+    (
+        "cuda_kernel_launch_stats",
+        "fixtures/integer_times",
+        false,
+        "cuLaunchKernel counts: 16 rows vs 14",
+    ),
+    (
+        "cuda_kernel_launch_stats",
+        "fixtures/moe_step",
+        false,
+        "cuLaunchKernel counts: 7 rows vs 6",
+    ),
+    (
+        "cuda_kernel_launch_stats",
+        "traces/h100/Falconsai_nsfw_image_detection__1016002",
+        false,
+        "Triton's cuLaunchKernel counts: 156 rows vs 107",
+    ),
+    (
+        "cuda_kernel_launch_stats",
+        "traces/h100/Qwen_Qwen1.5-0.5B-Chat__1016005",
+        false,
+        "one cuLaunchKernel counts; 18 sub-µs memsets last 0 µs, not -1",
+    ),
+    (
+        "cuda_kernel_launch_stats",
+        "traces/h100/gaunernst_bert-small-uncased__1016001",
+        false,
+        "Triton's cuLaunchKernel counts: 61 rows vs 39",
+    ),
+    (
+        "cuda_kernel_launch_stats",
+        "traces/h100/google_owlv2-large-patch14-ensemble__1016001",
+        false,
+        "725 cuLaunchKernel launches count",
+    ),
+    (
+        "cuda_kernel_launch_stats",
+        "traces/mi210/gpu_only_trace",
+        false,
+        "HTA counts no hip* launch: 562 rows here, none in HTA",
+    ),
+    (
+        "cuda_kernel_launch_stats",
+        "traces/mi300/facebook_timesformer-base-finetuned-k400__1016002",
+        false,
+        "HTA counts no hip* launch: 449 rows here, none in HTA",
+    ),
+    (
+        "cuda_kernel_launch_stats",
+        "traces/mi300/gaunernst_bert-small-uncased__1016001",
+        false,
+        "HTA counts no hip* launch: 61 rows here, none in HTA",
+    ),
+    (
+        "cuda_kernel_launch_stats",
+        "traces/normalization/normalization_layer_test",
+        false,
+        "HTA counts no hip* launch: 173 rows here, none in HTA",
+    ),
+    (
+        "cuda_kernel_launch_stats",
+        "traces/triton/trace",
+        false,
+        "HTA counts no hip* launch: 12 rows here, none in HTA",
+    ),
+    (
+        "cuda_kernel_launch_stats",
+        "collectives/synth_a2av_ep4",
+        false,
+        "NCCL's cuLaunchKernelEx counts: 16 rows vs 8",
+    ),
+    (
+        "cuda_kernel_launch_stats",
+        "collectives/synth_a2av_stream2",
+        false,
+        "NCCL's cuLaunchKernelEx counts: 8 rows vs 4",
+    ),
+    (
+        "cuda_kernel_launch_stats",
+        "collectives/synth_clock4",
+        false,
+        "NCCL's cuLaunchKernelEx counts: 32 rows vs 16",
+    ),
+    (
+        "cuda_kernel_launch_stats",
+        "collectives/synth_meta4",
+        false,
+        "NCCL's cuLaunchKernelEx counts: 96 rows vs 48",
+    ),
+    (
+        "cuda_kernel_launch_stats",
+        "collectives/synth_mismatch2",
+        false,
+        "NCCL's cuLaunchKernelEx counts: 14 rows vs 7",
+    ),
+    (
+        "cuda_kernel_launch_stats",
+        "collectives/synth_shifted2",
+        false,
+        "NCCL's cuLaunchKernelEx counts: 14 rows vs 7",
+    ),
+    (
+        "cuda_kernel_launch_stats",
+        "collectives/synth_spmg",
+        false,
+        "NCCL's cuLaunchKernelEx counts: 12 rows vs 6",
+    ),
+    (
+        "aten_op_kernels_and_delay",
+        "traces/h100/google_owlv2-large-patch14-ensemble__1016001",
+        false,
+        "3 launches whose op and inner op start in the same µs go to the inner op",
+    ),
+    (
         "comm_comp_overlap",
         "fixtures/decode_step",
         false,
@@ -177,6 +303,8 @@ const ANALYSES: &[&str] = &[
     "gpu_kernel_breakdown_kernels",
     "comm_comp_overlap",
     "frequent_cuda_kernel_sequences",
+    "cuda_kernel_launch_stats",
+    "aten_op_kernels_and_delay",
 ];
 
 /// Parameters an analysis runs with, in refs.py and here (HTA has no default
@@ -810,4 +938,62 @@ fn frequent_cuda_kernel_sequences_answers_where_hta_raises() {
     assert_eq!(counts.iter().sum::<f64>(), calls);
     assert_eq!(counts, [17.0, 4.0, 4.0, 1.0], "{rows:?}");
     assert!(rows.iter().all(|r| r[0].starts_with("aten::linear|")));
+}
+
+#[test]
+fn cuda_kernel_launch_stats_matches_hta() {
+    assert_eq!(check_all("cuda_kernel_launch_stats"), Vec::<String>::new());
+}
+
+#[test]
+fn aten_op_kernels_and_delay_matches_hta() {
+    let raised = check_all("aten_op_kernels_and_delay");
+    // HTA raises KeyError 'thread_id' where no CUDA launch sits under an
+    // aten op: the ROCm traces (hip* launches) and the GPU-only ones.
+    let rocm = raised
+        .iter()
+        .filter(|s| {
+            s.contains("gpu_only")
+                || s.contains("mi300")
+                || s.contains("normalization")
+                || s.contains("triton")
+        })
+        .count();
+    assert_eq!(rocm, raised.len(), "{raised:?}");
+    if crate::util::conformance_dir().is_some() {
+        assert_eq!(raised.len(), 6, "{raised:?}");
+    }
+}
+
+/// Where HTA raises (BERT on MI300: hipLaunchKernel is not on its list), we
+/// answer: layer norm's kernel, launched 10 times, 10 µs into its op and
+/// starting 18.5 µs after its launch on average.
+#[test]
+fn aten_op_kernels_and_delay_answers_on_rocm() {
+    let Some(shared) = crate::util::conformance_dir() else {
+        return;
+    };
+    let set = "traces/mi300/gaunernst_bert-small-uncased__1016001";
+    let error =
+        std::fs::read_to_string(refs().join(set).join("aten_op_kernels_and_delay.error")).unwrap();
+    assert!(error.contains("thread_id"), "{error}");
+    let trace = shared
+        .join(format!("{set}.json.gz"))
+        .to_string_lossy()
+        .into_owned();
+    let (header, rows) = ours("aten_op_kernels_and_delay", &[trace], false);
+    assert_eq!(rows.len(), 12);
+    let layer_norm = rows
+        .iter()
+        .find(|r| r[0] == "aten::native_layer_norm")
+        .unwrap_or_else(|| panic!("{rows:?}"));
+    let n = |c: &str| crate::util::number(&header, layer_norm, c);
+    assert_eq!(
+        (
+            n("occurrence_count"),
+            n("avg_aten_op_launch_delay"),
+            n("avg_runtime_delay")
+        ),
+        (10.0, 10.0, 18.5)
+    );
 }
