@@ -320,8 +320,14 @@ enum Command {
         traces: Vec<String>,
         /// The export directory; a previous export there is replaced only once the
         /// new one is complete.
-        #[arg(long, value_name = "DIR", required = true)]
-        parquet: std::path::PathBuf,
+        #[arg(long, value_name = "DIR", required_unless_present = "counters")]
+        parquet: Option<std::path::PathBuf>,
+        /// Write the trace back to OUT (.json, or .json.gz compressed) with
+        /// HTA's counter tracks added: queue length per stream and memcpy /
+        /// memset bandwidth (the query hta_trace_counters); Perfetto UI and
+        /// chrome://tracing draw them under the GPU. One trace at a time.
+        #[arg(long, value_name = "OUT", conflicts_with = "append")]
+        counters: Option<std::path::PathBuf>,
         /// Keep secret-looking values in the trace metadata (see below).
         #[arg(long)]
         no_redact: bool,
@@ -772,12 +778,19 @@ fn run(cli: Cli) -> Result<(), Error> {
         Command::Export {
             traces,
             parquet,
+            counters,
             no_redact,
             append,
             run,
             jobs,
             memory_budget,
         } => {
+            if let Some(out) = &counters {
+                write_counters(&traces, out, &catalog)?;
+            }
+            let Some(parquet) = parquet else {
+                return Ok(());
+            };
             let options = ExportOptions {
                 redact: !no_redact,
                 prepare: Some(&apply_session_options),
@@ -1677,6 +1690,30 @@ fn emit_analysis(
 fn write_html(file: &std::path::Path, page: &str) -> Result<(), Error> {
     tracesql::output::atomic::write_file(file, |out| out.write_all(page.as_bytes()))
         .map_err(|e| Error::Output(format!("{}: {e}", file.display())))
+}
+
+/// `export --counters OUT`: the one trace written back with HTA's counter
+/// tracks (tracesql::export::overlay).
+fn write_counters(
+    traces: &[String],
+    out: &std::path::Path,
+    catalog: &Catalog,
+) -> Result<(), Error> {
+    let [trace] = traces else {
+        return Err(Error::Usage(format!(
+            "--counters writes one trace back; {} were given",
+            traces.len()
+        )));
+    };
+    let engine = load_all(traces, catalog)?;
+    let events = runtime()?.block_on(tracesql::export::overlay::counter_events(&engine))?;
+    let written = tracesql::export::overlay::write_trace_with(trace, out, &events)?;
+    eprintln!(
+        "{trace}: wrote {} with {} counter events ({written} events in all)",
+        out.display(),
+        events.len()
+    );
+    Ok(())
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime, Error> {

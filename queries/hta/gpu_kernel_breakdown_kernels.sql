@@ -37,11 +37,11 @@ per_name AS (
 ),
 ranked AS (
   SELECT *,
-         row_number() OVER w - 1 AS position,
-         sum(total) OVER (w ROWS UNBOUNDED PRECEDING) AS running_total,
+         row_number() OVER (PARTITION BY trace, kernel_type ORDER BY total DESC, name) - 1 AS position,
+         sum(total) OVER (PARTITION BY trace, kernel_type ORDER BY total DESC, name
+                          ROWS UNBOUNDED PRECEDING) AS running_total,
          count(*) OVER (PARTITION BY trace, kernel_type) AS names
   FROM per_name
-  WINDOW w AS (PARTITION BY trace, kernel_type ORDER BY total DESC, name)
 ),
 cut AS (
   -- The duration_ratio quantile of the running totals, interpolated

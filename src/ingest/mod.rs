@@ -37,6 +37,12 @@ pub use kineto::reread::{ArgsInFile, FileStamp};
 pub use native::SourceFormat;
 pub use trace::{ArgsText, Bits, Column, EventKind, FxMap, OpInputs, RawTrace, Strings};
 
+/// The whole decompressed document at `path` (plain, gzip or zip, with the
+/// readers' size limits), for writing a trace back (`export --counters`).
+pub fn read_document(path: &str) -> Result<Vec<u8>, IngestError> {
+    source::read_all(path).map_err(|p| IngestError::new(path, p))
+}
+
 /// Reads the trace at `path` (`-` for standard input) with the reader of its
 /// format ([`format::detect`]).
 pub fn load(path: &str) -> Result<RawTrace, IngestError> {

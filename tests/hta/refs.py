@@ -201,6 +201,25 @@ def sets(shared: Path):
             yield f"collectives/{folder.parent.name}", files
 
 
+def stable_sorts() -> None:
+    """pandas' sort_values stable unless a call asks otherwise. HTA sorts with
+    the default quicksort, whose order among equal keys depends on the CPU
+    (numpy's SIMD sorts): where events tie (a launch and a kernel start in the
+    same µs, kernels of equal totals) HTA's output would change with the
+    machine. Stable, it is the same everywhere: HTA's answer with its ties in
+    row order, which tracesql's compat mode reproduces."""
+    import pandas
+
+    for cls in (pandas.DataFrame, pandas.Series):
+        original = cls.sort_values
+
+        def stable(self, *args, _original=original, **kwargs):
+            kwargs.setdefault("kind", "stable")
+            return _original(self, *args, **kwargs)
+
+        cls.sort_values = stable
+
+
 def run(out: Path, shared: Path) -> None:
     """Inside the venv: analyse every set."""
     import logging
@@ -208,6 +227,7 @@ def run(out: Path, shared: Path) -> None:
 
     logging.disable(logging.WARNING)
     warnings.simplefilter("ignore")
+    stable_sorts()
     from hta.trace_analysis import TraceAnalysis
 
     listed = {}
