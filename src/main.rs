@@ -1746,6 +1746,13 @@ fn query(engine: &Engine, sql: &str, format: PrintFormat) -> Result<(), Error> {
 /// every table of the trace model, from the session's `tracesql_columns`.
 fn schema(catalog: &Catalog, table: Option<&str>) -> Result<(), Error> {
     let listing = match table {
+        Some(name)
+            if catalog
+                .get(&name.to_ascii_lowercase())
+                .is_some_and(|q| !q.kind.is_view()) =>
+        {
+            report_columns(catalog, &name.to_ascii_lowercase())?
+        }
         Some(name) => {
             // A view is described from its planned schema: that needs a session.
             let engine = Engine::with_catalog(catalog.clone());
@@ -1768,6 +1775,45 @@ fn schema(catalog: &Catalog, table: Option<&str>) -> Result<(), Error> {
         }
     };
     print_listing_stdout(&listing)
+}
+
+/// `schema REPORT`: a report's columns, typed by running it over no trace,
+/// with the notes of its `Columns:` block (HTA's reports, TraceLens's sheets).
+fn report_columns(
+    catalog: &Catalog,
+    name: &str,
+) -> Result<datafusion::arrow::record_batch::RecordBatch, Error> {
+    let query = catalog
+        .get(name)
+        .ok_or_else(|| Error::Usage(format!("unknown report '{name}'")))?;
+    let engine = Engine::with_catalog(catalog.clone());
+    let results = runtime()?
+        .block_on(engine.run_sql_with_schemas(&query.sql))
+        .map_err(|e| Error::Query(format!("{name}: {}", tracesql::one_line(&e.to_string()))))?;
+    let Some((schema, _)) = results.last() else {
+        return Err(Error::Query(format!("{name}: the report returns nothing")));
+    };
+    let returned: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
+    let notes = tracesql::catalog::expanded_notes(query, &returned, catalog);
+    let rows: Vec<[String; 4]> = schema
+        .fields()
+        .iter()
+        .enumerate()
+        .map(|(i, field)| {
+            let doc = match notes.iter().find(|n| n.name == *field.name()) {
+                Some(note) => note.doc.clone(),
+                None if i == 0 => query.description.clone(),
+                None => String::new(),
+            };
+            [
+                name.to_string(),
+                field.name().clone(),
+                field.data_type().to_string(),
+                doc,
+            ]
+        })
+        .collect();
+    columns_batch(&rows).map_err(Error::query)
 }
 
 /// Prints a listing (every row, no footer) as a table for reading.

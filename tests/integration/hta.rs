@@ -1305,3 +1305,40 @@ fn export_counters_keeps_the_trace_and_writes_atomically() {
         .collect();
     assert!(left.is_empty(), "{left:?}");
 }
+
+/// `tracesql schema REPORT` documents every column of every HTA report (and
+/// the memory ones): typed by planning the report, each with its note from the
+/// report's `Columns:` block.
+#[test]
+fn every_hta_report_is_documented_in_schema() {
+    let mut checked = 0;
+    for entry in std::fs::read_dir(package_path("queries/hta")).unwrap() {
+        let path = entry.unwrap().path();
+        let sql = std::fs::read_to_string(&path).unwrap();
+        if !sql.contains("-- kind: report") {
+            continue;
+        }
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let listing = tracesql().args(["schema", &name]).ok();
+        let rows: Vec<Vec<String>> = listing
+            .lines()
+            .filter(|l| l.contains('┆'))
+            .map(|l| {
+                l.trim_matches(|c| c == '│' || c == ' ')
+                    .split('┆')
+                    .map(|c| c.trim().to_string())
+                    .collect()
+            })
+            .filter(|cells: &Vec<String>| cells[0] == name)
+            .collect();
+        assert!(rows.len() >= 2, "{name}: {listing}");
+        for row in &rows {
+            assert!(
+                !row[2].is_empty() && !row[3].is_empty(),
+                "{name}: undocumented column {row:?}"
+            );
+        }
+        checked += 1;
+    }
+    assert!(checked >= 15, "{checked}");
+}
