@@ -31,7 +31,7 @@
 --   dst: start or end
 --   dst_ts: the time it reaches, µs
 SELECT coalesce(p.rank, 0) AS rank, p.step, p.type, p.weight AS duration, p.bound_by,
-       p.event_uid AS uid, e.name, e.cat, coalesce(e.stream, -1) AS stream,
+       p.event_uid AS uid, e.name, e.cat, CASE WHEN p.event_uid IS NOT NULL THEN coalesce(e.stream, -1) END AS stream,
        p.src_uid, CASE WHEN p.src_start THEN 'start' ELSE 'end' END AS src, p.src_ts,
        p.dst_uid, CASE WHEN p.dst_start THEN 'start' ELSE 'end' END AS dst, p.dst_ts
 FROM critical_path_steps p

@@ -76,6 +76,8 @@ ANALYSES = {
     # Every rank; the operator and pattern length the tests pass too
     # (tests/integration/hta.rs, PARAMS).
     "frequent_cuda_kernel_sequences": lambda ta: sequences(ta, "aten::linear", 1),
+    # Every rank: the first ProfilerStep (HTA's instance 0), summary() as a frame.
+    "critical_path_summary": lambda ta: critical_path_summary(ta, "ProfilerStep", 0),
 }
 
 STATISTICS = ["count", "mean", "std", "min", "25%", "50%", "75%", "max"]
@@ -113,6 +115,29 @@ def sequences(ta, operator: str, min_pattern_len: int):
             if not frame.empty:
                 parts.append(frame.assign(rank=r))
     columns = ["pattern", "count", "GPU kernel duration (us)", "CPU op duration (us)", "rank"]
+    return pd().concat(parts, ignore_index=True) if parts else pd().DataFrame(columns=columns)
+
+
+def critical_path_summary(ta, annotation: str, instance: int):
+    """HTA's critical path summary (bound_by -> % of the path) on every rank;
+    no rows for a rank without the annotation (HTA returns None)."""
+    import contextlib
+    import io
+
+    parts = []
+    for r in ta.t.get_ranks():
+        found = ta.critical_path_analysis(rank=r, annotation=annotation, instance_id=instance)
+        if found is None:
+            continue
+        graph, ok = found
+        if not ok:
+            raise RuntimeError("HTA's critical path graph is not valid (a cycle, or a sync on one stream)")
+        with contextlib.redirect_stdout(io.StringIO()):  # summary() prints a title
+            shares = graph.summary()
+        parts.append(
+            pd().DataFrame({"rank": r, "bound_by": shares.index, "duration": shares.values})
+        )
+    columns = ["rank", "bound_by", "duration"]
     return pd().concat(parts, ignore_index=True) if parts else pd().DataFrame(columns=columns)
 
 
