@@ -37,6 +37,13 @@ pub use kineto::reread::{ArgsInFile, FileStamp};
 pub use native::SourceFormat;
 pub use trace::{ArgsText, Bits, Column, EventKind, FxMap, OpInputs, RawTrace, Strings};
 
+/// The whole decompressed content of the file at `path` (plain, gzip or zip),
+/// with the limits of the readers: for a tool that rewrites the file itself
+/// (`export --critical-path`).
+pub fn read_input(path: &str) -> Result<Vec<u8>, IngestError> {
+    source::read_all(path).map_err(|problem| IngestError::new(path, problem))
+}
+
 /// Reads the trace at `path` (`-` for standard input) with the reader of its
 /// format ([`format::detect`]).
 pub fn load(path: &str) -> Result<RawTrace, IngestError> {
