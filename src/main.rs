@@ -312,7 +312,7 @@ enum Command {
     /// Write every table and every report as a Parquet dataset for BI tools
     /// (DuckDB, pyarrow, Spark); tracesql reopens it in place of the trace.
     #[command(
-        after_help = "Layout: DIR/tables/<table>/part-0.parquet and DIR/reports/<query>/part-0.parquet;\nwith several traces, Hive partitions DIR/tables/<table>/trace=<name>/part-0.parquet;\nwith --append, DIR/tables/<table>/run=<run>/rank=<rank>/trace=<name>/part-0.parquet (each level\nwhen known), added to what DIR holds.\nEach file carries tracesql/schema/query versions, the source file and its SHA-256 and\nthe device and platform as key-value metadata; DIR/tracesql-export.json lists the contents.\n\nRedaction: trace metadata often records the environment (API tokens and the like).\nValues whose key contains TOKEN, SECRET, KEY, PASSWORD, PASSWD, PASSPHRASE,\nCREDENTIAL, AUTH, PRIVATE or COOKIE (any case, at any depth, and NAME=value strings)\nare exported as \"<redacted>\" unless --no-redact is given.\n\nExamples:\n  tracesql export trace.json.gz --parquet trace_export\n  tracesql export rank*.json.gz --parquet run42\n  tracesql export --append --run run43 run43/rank*.json.gz --parquet fleet\n  tracesql report trace_export --out perf_report_csvs"
+        after_help = "Layout: DIR/tables/<table>/part-0.parquet and DIR/reports/<query>/part-0.parquet;\nwith several traces, Hive partitions DIR/tables/<table>/trace=<name>/part-0.parquet;\nwith --append, DIR/tables/<table>/run=<run>/rank=<rank>/trace=<name>/part-0.parquet (each level\nwhen known), added to what DIR holds.\nEach file carries tracesql/schema/query versions, the source file and its SHA-256 and\nthe device and platform as key-value metadata; DIR/tracesql-export.json lists the contents.\n\nRedaction: trace metadata often records the environment (API tokens and the like).\nValues whose key contains TOKEN, SECRET, KEY, PASSWORD, PASSWD, PASSPHRASE,\nCREDENTIAL, AUTH, PRIVATE or COOKIE (any case, at any depth, and NAME=value strings)\nare exported as \"<redacted>\" unless --no-redact is given.\n\nExamples:\n  tracesql export trace.json.gz --parquet trace_export\n  tracesql export rank*.json.gz --parquet run42\n  tracesql export --append --run run43 run43/rank*.json.gz --parquet fleet\n  tracesql export trace.json.gz --critical-path trace_critical_path.json --param hta.instance=1\n  tracesql report trace_export --out perf_report_csvs"
     )]
     Export {
         /// Trace files (or export directories), or - for stdin.
@@ -320,7 +320,7 @@ enum Command {
         traces: Vec<String>,
         /// The export directory; a previous export there is replaced only once the
         /// new one is complete.
-        #[arg(long, value_name = "DIR", required_unless_present = "counters")]
+        #[arg(long, value_name = "DIR", required_unless_present_any = ["counters", "critical_path"])]
         parquet: Option<std::path::PathBuf>,
         /// Write the trace back to OUT (.json, or .json.gz compressed) with
         /// HTA's counter tracks added: queue length per stream and memcpy /
@@ -328,6 +328,13 @@ enum Command {
         /// chrome://tracing draw them under the GPU. One trace at a time.
         #[arg(long, value_name = "OUT", conflicts_with = "append")]
         counters: Option<std::path::PathBuf>,
+        /// Write the trace (one trace file) with HTA's critical path overlaid to
+        /// FILE (gzip if it ends in .gz): the path's events marked args.critical,
+        /// its dependencies as flow arrows, other operators and kernels left out.
+        /// The instance is --param hta.annotation=NAME / hta.instance=N (default
+        /// the first ProfilerStep); see the critical_path report.
+        #[arg(long, value_name = "FILE", conflicts_with = "append")]
+        critical_path: Option<std::path::PathBuf>,
         /// Keep secret-looking values in the trace metadata (see below).
         #[arg(long)]
         no_redact: bool,
@@ -784,9 +791,13 @@ fn run(cli: Cli) -> Result<(), Error> {
             run,
             jobs,
             memory_budget,
+            critical_path,
         } => {
             if let Some(out) = &counters {
                 write_counters(&traces, out, &catalog)?;
+            }
+            if let Some(target) = &critical_path {
+                export_critical_path(&traces, target, &catalog)?;
             }
             let Some(parquet) = parquet else {
                 return Ok(());
@@ -1059,6 +1070,38 @@ fn check_exposure(bind: &str, expose: bool) -> Result<(), Error> {
         "--bind {bind}: add --expose to listen beyond this machine, with --tls DIR so that only \
          peers holding the cluster's certificates get in (Ballista itself has no authentication)"
     )))
+}
+
+/// `export --critical-path`: the one trace of `traces` with its critical path
+/// overlaid, written to `target`.
+fn export_critical_path(
+    traces: &[String],
+    target: &std::path::Path,
+    catalog: &Catalog,
+) -> Result<(), Error> {
+    let [trace] = traces else {
+        return Err(Error::Usage(
+            "--critical-path overlays one trace file: give one".into(),
+        ));
+    };
+    if trace == "-" || tracesql::dataset::is_dataset(trace) || std::path::Path::new(trace).is_dir()
+    {
+        return Err(Error::Usage(format!(
+            "--critical-path rewrites the trace file itself: {trace} is not one"
+        )));
+    }
+    let engine = load_all(traces, catalog)?;
+    let overlay = runtime()?.block_on(tracesql::export::critical_path::write_overlay(
+        &engine, trace, target,
+    ))?;
+    eprintln!(
+        "{}: {} events on the critical path, {} dependency arrows ({} events written)",
+        target.display(),
+        overlay.critical_events,
+        overlay.flows,
+        overlay.events
+    );
+    Ok(())
 }
 
 /// Applies the run's session options to a new session.

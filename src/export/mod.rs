@@ -18,6 +18,7 @@
 //! half of either.
 
 pub mod append;
+pub mod critical_path;
 pub mod overlay;
 pub mod redact;
 mod stored;

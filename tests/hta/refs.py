@@ -79,6 +79,8 @@ ANALYSES = {
     # The counter events of HTA's augmented trace (generate_trace_with_counters,
     # every rank), one row each: what `tracesql export --counters` must add.
     "trace_counters": lambda ta: counter_events(ta),
+    # Every rank: the first ProfilerStep (HTA's instance 0), summary() as a frame.
+    "critical_path_summary": lambda ta: critical_path_summary(ta, "ProfilerStep", 0),
 }
 
 STATISTICS = ["count", "mean", "std", "min", "25%", "50%", "75%", "max"]
@@ -138,6 +140,27 @@ def counter_events(ta):
                 for arg, value in e["args"].items():
                     rows.append([rank, e["name"], e["pid"], e["ts"], e.get("id"), arg, value])
     return pd().DataFrame(rows, columns=["rank", "name", "pid", "ts", "id", "arg", "value"])
+def critical_path_summary(ta, annotation: str, instance: int):
+    """HTA's critical path summary (bound_by -> % of the path) on every rank;
+    no rows for a rank without the annotation (HTA returns None)."""
+    import contextlib
+    import io
+
+    parts = []
+    for r in ta.t.get_ranks():
+        found = ta.critical_path_analysis(rank=r, annotation=annotation, instance_id=instance)
+        if found is None:
+            continue
+        graph, ok = found
+        if not ok:
+            raise RuntimeError("HTA's critical path graph is not valid (a cycle, or a sync on one stream)")
+        with contextlib.redirect_stdout(io.StringIO()):  # summary() prints a title
+            shares = graph.summary()
+        parts.append(
+            pd().DataFrame({"rank": r, "bound_by": shares.index, "duration": shares.values})
+        )
+    columns = ["rank", "bound_by", "duration"]
+    return pd().concat(parts, ignore_index=True) if parts else pd().DataFrame(columns=columns)
 
 
 def summary(frame, keys):

@@ -413,6 +413,18 @@ const DIFFERS: &[(&str, &str, bool, &str)] = &[
         false,
         "the custom all-reduce kernels are communication",
     ),
+    (
+        "critical_path_summary",
+        "traces/h100/Qwen_Qwen1.5-0.5B-Chat__1016005",
+        false,
+        "17 sub-µs kernels on the path last 0 µs, not HTA's -1 µs",
+    ),
+    (
+        "critical_path_summary",
+        "traces/h100/google_owlv2-large-patch14-ensemble__1016001",
+        false,
+        "17 sub-µs kernels on the path last 0 µs, not HTA's -1 µs",
+    ),
 ];
 
 /// The analyses compared (refs.py's ANALYSES).
@@ -429,6 +441,7 @@ const ANALYSES: &[&str] = &[
     "queue_length_summary",
     "memory_bw_time_series",
     "memory_bw_summary",
+    "critical_path_summary",
 ];
 
 /// Parameters an analysis runs with, in refs.py and here (HTA has no default
@@ -1341,4 +1354,245 @@ fn every_hta_report_is_documented_in_schema() {
         checked += 1;
     }
     assert!(checked >= 15, "{checked}");
+}
+
+/// A report's rows on one fixture, with the trace's path (its `trace` column
+/// names it) and `params`.
+fn critical_path(fixture: &str, params: &[&str]) -> (Table, Table) {
+    let trace = [crate::util::fixture(fixture)];
+    (
+        report_rows("critical_path", &trace, params),
+        report_rows("critical_path_summary", &trace, params),
+    )
+}
+
+#[test]
+fn critical_path_summary_matches_hta() {
+    assert_eq!(check_all("critical_path_summary"), Vec::<String>::new());
+}
+
+/// fixtures/critical_path.json, worked by hand (fixtures/README.md): the
+/// path runs from aten::linear's start through the first launch (20 µs of
+/// launch delay: the stream was idle), the GEMM kernel (50), the gap to the
+/// next kernel on the stream (5: it was launched while the GEMM ran), that
+/// kernel (10), the Stream Sync that cudaStreamSynchronize waited for, and
+/// aten::add with its launch; 125 µs, HTA's path and shares.
+#[test]
+fn critical_path_on_a_fixture_worked_by_hand() {
+    let ((header, rows), (_, summary)) = critical_path("critical_path.json", &[]);
+    let column = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let steps: Vec<(String, String, f64, String)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r[column("type")].clone(),
+                r[column("name")].clone(),
+                crate::util::number(&header, r, "duration"),
+                r[column("bound_by")].clone(),
+            )
+        })
+        .collect();
+    let expected = [
+        ("operator", "aten::linear", 5.0, "cpu_bound"),
+        ("operator", "aten::addmm", 5.0, "cpu_bound"),
+        (
+            "kernel_launch_delay",
+            "",
+            20.0,
+            "gpu_kernel_launch_overhead",
+        ),
+        ("operator", "fixture_gemm_kernel", 50.0, "gpu_compute_bound"),
+        (
+            "kernel_kernel_delay",
+            "fixture_gemm_kernel",
+            5.0,
+            "gpu_kernel_kernel_overhead",
+        ),
+        ("operator", "fixture_relu_kernel", 10.0, "gpu_compute_bound"),
+        ("sync_dependency", "", 0.0, ""),
+        ("dependency", "", 0.0, ""),
+        ("operator", "aten::add", 5.0, "cpu_bound"),
+        ("operator", "cudaLaunchKernel", 5.0, "cpu_bound"),
+        ("operator", "aten::add", 20.0, "cpu_bound"),
+    ];
+    let expected: Vec<(String, String, f64, String)> = expected
+        .iter()
+        .map(|(t, n, d, b)| (t.to_string(), n.to_string(), *d, b.to_string()))
+        .collect();
+    assert_eq!(steps, expected);
+    // The path is connected: each edge leaves where the previous one arrived.
+    for pair in rows.windows(2) {
+        assert_eq!(
+            (&pair[0][column("dst_uid")], &pair[0][column("dst")]),
+            (&pair[1][column("src_uid")], &pair[1][column("src")])
+        );
+    }
+    let shares: Vec<(String, String)> = summary
+        .iter()
+        .map(|r| (r[1].clone(), r[2].clone()))
+        .collect();
+    let expected = [
+        ("", "0.0"),
+        ("cpu_bound", "32.0"),
+        ("gpu_compute_bound", "48.0"),
+        ("gpu_kernel_kernel_overhead", "4.0"),
+        ("gpu_kernel_launch_overhead", "16.0"),
+    ];
+    let expected: Vec<(String, String)> = expected
+        .iter()
+        .map(|(b, d)| (b.to_string(), d.to_string()))
+        .collect();
+    assert_eq!(shares, expected);
+}
+
+/// HTA raises on a trace without GPU work ("Queue length time series is
+/// required"): the path is then the CPU's, the fixture's top-level operators
+/// one after another (3 dependencies of 0 µs between them).
+#[test]
+fn critical_path_answers_where_hta_raises() {
+    let ((header, rows), (_, summary)) = critical_path("memory_step.json", &[]);
+    let total: f64 = rows
+        .iter()
+        .map(|r| crate::util::number(&header, r, "duration"))
+        .sum();
+    assert_eq!((rows.len(), total), (11, 220.0));
+    let shares: Vec<(&str, &str)> = summary
+        .iter()
+        .map(|r| (r[1].as_str(), r[2].as_str()))
+        .collect();
+    assert_eq!(shares, [("", "0.0"), ("cpu_bound", "100.0")]);
+}
+
+/// The instance is a parameter: BERT's second ProfilerStep event is the
+/// GPU's annotation of the step (HTA's numbers for instance 1); the range
+/// 0:1 spans both, as the CPU step alone does; an instance past the last
+/// gives no rows (HTA raises), and so does an annotation no event has.
+#[test]
+fn critical_path_instance_is_a_parameter() {
+    let Some(shared) = crate::util::conformance_dir() else {
+        return;
+    };
+    let trace = [shared
+        .join("traces/h100/gaunernst_bert-small-uncased__1016001.json.gz")
+        .to_string_lossy()
+        .into_owned()];
+    let summary = |params: &[&str]| -> Vec<(String, f64)> {
+        let (header, rows) = report_rows("critical_path_summary", &trace, params);
+        rows.iter()
+            .map(|r| (r[1].clone(), crate::util::number(&header, r, "duration")))
+            .collect()
+    };
+    let second = summary(&["hta.instance=1"]);
+    let hta = [
+        ("", 0.0),
+        ("cpu_bound", 97.59344598054275),
+        ("gpu_compute_bound", 2.048131080389145),
+        ("gpu_kernel_launch_overhead", 0.35842293906810035),
+    ];
+    assert_eq!(second.len(), hta.len(), "{second:?}");
+    for ((bound, share), (theirs, expected)) in second.iter().zip(hta) {
+        assert_eq!(bound, theirs);
+        assert!(
+            (share - expected).abs() < 1e-9,
+            "{bound}: {share} vs {expected}"
+        );
+    }
+    assert_eq!(
+        summary(&["hta.instance=0:1"]),
+        summary(&["hta.annotation=ProfilerStep", "hta.instance=0"])
+    );
+    assert!(summary(&["hta.instance=2"]).is_empty());
+    assert!(summary(&["hta.annotation=NoSuchAnnotation"]).is_empty());
+}
+
+/// `export --critical-path`: the trace with the path's events marked
+/// `args.critical = 1` (exactly the events critical_path's edges leave or
+/// reach), its launch delay, sync and dependency as flow arrows, the events
+/// off the path left out but for the annotation; written whole or not at all.
+#[test]
+fn critical_path_overlay_marks_the_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = crate::util::fixture("critical_path.json");
+    let (header, rows) = report_rows("critical_path", &[trace.clone()], &[]);
+    let mut on_path: Vec<i64> = rows
+        .iter()
+        .flat_map(|r| ["src_uid", "dst_uid"].map(|c| crate::util::number(&header, r, c) as i64))
+        .collect();
+    on_path.sort();
+    on_path.dedup();
+    for name in ["overlay.json", "overlay.json.gz"] {
+        let out = dir.path().join(name);
+        tracesql()
+            .args(["export", &trace, "--critical-path"])
+            .arg(&out)
+            .ok();
+        let bytes = std::fs::read(&out).unwrap();
+        let text = if name.ends_with(".gz") {
+            let mut text = String::new();
+            std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&bytes[..]), &mut text)
+                .unwrap();
+            text
+        } else {
+            String::from_utf8(bytes).unwrap()
+        };
+        let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let events = doc["traceEvents"].as_array().unwrap();
+        let original: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&trace).unwrap()).unwrap();
+        let original = original["traceEvents"].as_array().unwrap();
+        // The marked events are the path's, as the file has them but for args.critical.
+        let marked: Vec<&serde_json::Value> = events
+            .iter()
+            .filter(|e| e["args"]["critical"] == 1)
+            .collect();
+        assert_eq!(marked.len(), on_path.len(), "{on_path:?}");
+        for (event, uid) in marked.iter().zip(&on_path) {
+            let mut expected = original[*uid as usize].clone();
+            expected["args"]["critical"] = serde_json::json!(1);
+            assert_eq!(*event, &expected);
+        }
+        let flows: Vec<&serde_json::Value> = events
+            .iter()
+            .filter(|e| e["cat"] == "critical_path")
+            .collect();
+        let types: Vec<&str> = flows
+            .iter()
+            .filter(|f| f["ph"] == "s")
+            .map(|f| f["args"]["type"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            types,
+            [
+                "critical_path_kernel_launch_delay",
+                "critical_path_sync_dependency",
+                "critical_path_dependency"
+            ]
+        );
+        assert_eq!(flows.len(), 6);
+        // aten::relu is off the path: left out; the step's annotation stays.
+        let names: Vec<&str> = events.iter().filter_map(|e| e["name"].as_str()).collect();
+        assert!(!names.contains(&"aten::relu"), "{names:?}");
+        assert!(names.contains(&"ProfilerStep#1"), "{names:?}");
+    }
+    // Written under a temporary name: nothing else is left in the folder, and
+    // a folder that does not exist gets no file.
+    let mut left: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["overlay.json", "overlay.json.gz"]);
+    let missing = dir.path().join("no/such/folder/overlay.json");
+    let failed = tracesql()
+        .args(["export", &trace, "--critical-path"])
+        .arg(&missing)
+        .run();
+    assert_eq!(failed.code, Some(1), "{}", failed.stderr);
+    assert!(!missing.exists());
+    // One trace file only.
+    let two = tracesql()
+        .args(["export", &trace, &trace, "--critical-path"])
+        .arg(dir.path().join("two.json"))
+        .run();
+    assert_eq!(two.code, Some(2), "{}", two.stderr);
 }

@@ -11,6 +11,7 @@
 
 pub mod busy_time;
 pub mod compat;
+pub mod dag_longest_path;
 mod filter;
 pub mod histogram;
 mod interval_state;
@@ -121,6 +122,11 @@ pub const FUNCTIONS: &[FunctionDoc] = &[
         usage: "histogram(value DOUBLE, bins BIGINT)",
         kind: "aggregate",
         returns: "LIST<STRUCT<bin_start, bin_end, count>>",
+    },
+    FunctionDoc {
+        usage: "dag_longest_path(src BIGINT, dst BIGINT, weight DOUBLE, ord BIGINT)",
+        kind: "aggregate",
+        returns: "LIST<STRUCT<step, src, dst, weight, ord>> the longest path of the graph of the edges, added in ord order, as networkx's dag_longest_path finds it (ties included); a cycle is an error",
     },
     FunctionDoc {
         usage: "array_agg(value ORDER BY …)",
@@ -242,6 +248,7 @@ pub fn register_all(ctx: &SessionContext) {
     ctx.register_udaf(AggregateUDF::from(ordered_array_agg::OrderedArrayAgg::new()));
     ctx.register_udaf(AggregateUDF::from(uncovered_time::UncoveredTime::new()));
     ctx.register_udaf(AggregateUDF::from(histogram::Histogram::new()));
+    ctx.register_udaf(AggregateUDF::from(dag_longest_path::DagLongestPath::new()));
     ctx.register_udaf(AggregateUDF::from(kernel_stats::KernelStatsUdaf::new()));
     ctx.register_udf(ScalarUDF::from(json_object::JsonObject::new()));
     for kind in [
