@@ -149,7 +149,7 @@ fn write_document(
     out.write_all(b"{\n")?;
     for (key, value) in top {
         serde_json::to_writer(&mut *out, key)?;
-        write!(out, ": {},\n", value.get())?;
+        writeln!(out, ": {},", value.get())?;
     }
     out.write_all(b"\"traceEvents\": [\n")?;
     for (i, event) in events.iter().enumerate() {

@@ -1513,7 +1513,7 @@ fn critical_path_instance_is_a_parameter() {
 fn critical_path_overlay_marks_the_path() {
     let dir = tempfile::tempdir().unwrap();
     let trace = crate::util::fixture("critical_path.json");
-    let (header, rows) = report_rows("critical_path", &[trace.clone()], &[]);
+    let (header, rows) = report_rows("critical_path", std::slice::from_ref(&trace), &[]);
     let mut on_path: Vec<i64> = rows
         .iter()
         .flat_map(|r| ["src_uid", "dst_uid"].map(|c| crate::util::number(&header, r, c) as i64))
