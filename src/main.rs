@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use tracesql::catalog::Catalog;
 use tracesql::engine::session_catalog::{
-    columns_batch, documented_columns, model_tables_listing, queries_batch,
+    columns_batch, documented_columns, model_tables_listing, noted_columns, queries_batch,
 };
 use tracesql::engine::{Engine, SessionOptions};
 use tracesql::export::append::{append_parquet, AppendOptions};
@@ -1079,17 +1079,7 @@ fn export_critical_path(
     target: &std::path::Path,
     catalog: &Catalog,
 ) -> Result<(), Error> {
-    let [trace] = traces else {
-        return Err(Error::Usage(
-            "--critical-path overlays one trace file: give one".into(),
-        ));
-    };
-    if trace == "-" || tracesql::dataset::is_dataset(trace) || std::path::Path::new(trace).is_dir()
-    {
-        return Err(Error::Usage(format!(
-            "--critical-path rewrites the trace file itself: {trace} is not one"
-        )));
-    }
+    let trace = one_trace_file(traces, "--critical-path")?;
     let engine = load_all(traces, catalog)?;
     let overlay = runtime()?.block_on(tracesql::export::critical_path::write_overlay(
         &engine, trace, target,
@@ -1735,6 +1725,24 @@ fn write_html(file: &std::path::Path, page: &str) -> Result<(), Error> {
         .map_err(|e| Error::Output(format!("{}: {e}", file.display())))
 }
 
+/// The one trace file an `export` flag that rewrites a trace reads (it reads
+/// the file again to copy it: not standard input, a directory or a dataset).
+fn one_trace_file<'a>(traces: &'a [String], flag: &str) -> Result<&'a str, Error> {
+    let [trace] = traces else {
+        return Err(Error::Usage(format!(
+            "{flag} writes one trace file back; {} were given",
+            traces.len()
+        )));
+    };
+    if trace == "-" || tracesql::dataset::is_dataset(trace) || std::path::Path::new(trace).is_dir()
+    {
+        return Err(Error::Usage(format!(
+            "{flag} rewrites the trace file itself: {trace} is not one"
+        )));
+    }
+    Ok(trace)
+}
+
 /// `export --counters OUT`: the one trace written back with HTA's counter
 /// tracks (tracesql::export::overlay).
 fn write_counters(
@@ -1742,12 +1750,7 @@ fn write_counters(
     out: &std::path::Path,
     catalog: &Catalog,
 ) -> Result<(), Error> {
-    let [trace] = traces else {
-        return Err(Error::Usage(format!(
-            "--counters writes one trace back; {} were given",
-            traces.len()
-        )));
-    };
+    let trace = one_trace_file(traces, "--counters")?;
     let engine = load_all(traces, catalog)?;
     let events = runtime()?.block_on(tracesql::export::overlay::counter_events(&engine))?;
     let written = tracesql::export::overlay::write_trace_with(trace, out, &events)?;
@@ -1836,26 +1839,7 @@ fn report_columns(
     let Some((schema, _)) = results.last() else {
         return Err(Error::Query(format!("{name}: the report returns nothing")));
     };
-    let returned: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
-    let notes = tracesql::catalog::expanded_notes(query, &returned, catalog);
-    let rows: Vec<[String; 4]> = schema
-        .fields()
-        .iter()
-        .enumerate()
-        .map(|(i, field)| {
-            let doc = match notes.iter().find(|n| n.name == *field.name()) {
-                Some(note) => note.doc.clone(),
-                None if i == 0 => query.description.clone(),
-                None => String::new(),
-            };
-            [
-                name.to_string(),
-                field.name().clone(),
-                field.data_type().to_string(),
-                doc,
-            ]
-        })
-        .collect();
+    let rows = noted_columns(name, schema, Some(query), &query.description, catalog);
     columns_batch(&rows).map_err(Error::query)
 }
 

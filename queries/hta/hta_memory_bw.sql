@@ -35,14 +35,7 @@
 --   tie_order: the order of a start and an end at the same µs
 --   uid: the copy or set
 --   memory_bw_gbps: summed bandwidth of the type's running operations just after the event, GB/s
-WITH origin AS (
-  -- HTA's time zero: the earliest whole-µs start of all events its reader
-  -- keeps, over all traces (before it drops the last iteration).
-  SELECT min(ceil(ts)) AS t0
-  FROM events
-  WHERE dur IS NOT NULL AND cat IS NOT NULL AND cat <> 'Trace'
-),
-memory_work AS (
+WITH memory_work AS (
   SELECT w.trace, w.rank, w.uid, w.name, w.ts, w.t_end, e.pid, e.dur, k.class, k.bytes,
          json_get_float(e.args, 'memory bandwidth (GB/s)') AS bandwidth_arg
   FROM hta_gpu_work w
@@ -94,7 +87,7 @@ series AS (
   SELECT c.trace, coalesce(c.rank, 0) AS rank, c.ts, c.ts - o.t0 AS rel_ts, c.pid, c.memory_type, c.tie_order, c.uid,
          sum(c.change) OVER w AS running_bandwidth,
          sum(c.active) OVER w AS running_ops
-  FROM changes c CROSS JOIN origin o
+  FROM changes c CROSS JOIN hta_origin o
   WINDOW w AS (PARTITION BY c.trace, c.memory_type ORDER BY c.ts, c.tie_order, c.uid
                ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
 )

@@ -34,14 +34,7 @@
 --   is_start: 0 for a launch, 1 for a GPU start
 --   op_uid: the GPU operation queued or started
 --   queue_length: operations queued on the stream just after the event
-WITH origin AS (
-  -- HTA's time zero: the earliest whole-µs start of all events its reader
-  -- keeps, over all traces (before it drops the last iteration).
-  SELECT min(ceil(ts)) AS t0
-  FROM events
-  WHERE dur IS NOT NULL AND cat IS NOT NULL AND cat <> 'Trace'
-),
-gpu_ops AS (
+WITH gpu_ops AS (
   SELECT h.trace, h.rank, h.uid, h.correlation, h.stream, h.ts, e.pid, e.tid
   FROM hta_events h
   JOIN events e ON e.trace = h.trace AND e.uid = h.uid
@@ -108,6 +101,6 @@ series AS (
          sum(q.change) OVER (PARTITION BY q.trace, q.device, q.stream
                              ORDER BY q.ts, q.is_start, q.uid, q.op_uid
                              ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS queue_length
-  FROM queues q CROSS JOIN origin o
+  FROM queues q CROSS JOIN hta_origin o
 )
 SELECT * FROM series

@@ -5,7 +5,7 @@
 -- runs: on request
 -- description: Per rank and device, the peak of allocated memory in a profile_memory=True trace: when, how much, the reserved bytes then and at their own peak, and how much of the peak the trace saw being allocated.
 --
--- From memory_events. The peak is the largest "Total Allocated" after an
+-- From memory_events and memory_peak_moment. The peak is the largest "Total Allocated" after an
 -- allocation, at its first time. Blocks allocated before the profiler started
 -- (weights, the optimizer state) are part of the totals but have no event:
 -- untracked_bytes is the part of the peak no allocation in the trace explains.
@@ -29,33 +29,21 @@ WITH per_device AS (
          count(*) FILTER (WHERE bytes > 0) AS allocations,
          count(*) FILTER (WHERE bytes < 0) AS frees,
          coalesce(sum(bytes) FILTER (WHERE bytes > 0), 0) AS allocated_bytes_total,
-         max(allocated) AS peak_allocated_bytes,
          max(reserved) AS peak_reserved_bytes
   FROM memory_events
   GROUP BY trace, rank, device_type, device_id
 ),
 peak AS (
-  SELECT m.trace, m.device_type, m.device_id, m.ts, m.uid, m.owner_op, m.reserved,
-         row_number() OVER (PARTITION BY m.trace, m.device_type, m.device_id ORDER BY m.ts, m.uid) AS nth
-  FROM memory_events m
-  JOIN per_device d ON d.trace = m.trace AND d.device_type = m.device_type
-   AND d.device_id = m.device_id AND m.allocated = d.peak_allocated_bytes
-),
-live AS (
-  SELECT m.trace, m.device_type, m.device_id, sum(m.bytes) AS bytes
-  FROM memory_events m
-  JOIN peak p ON p.trace = m.trace AND p.device_type = m.device_type AND p.device_id = m.device_id AND p.nth = 1
-  WHERE m.bytes > 0
-    AND (m.ts < p.ts OR (m.ts = p.ts AND m.uid <= p.uid))
-    AND (m.free_uid IS NULL OR m.freed_ts > p.ts OR (m.freed_ts = p.ts AND m.free_uid > p.uid))
-  GROUP BY m.trace, m.device_type, m.device_id
+  SELECT trace, device_type, device_id, peak_allocated, peak_ts, peak_op, peak_reserved,
+         coalesce(sum(bytes), 0) AS live_bytes
+  FROM memory_peak_moment
+  GROUP BY trace, device_type, device_id, peak_allocated, peak_ts, peak_op, peak_reserved
 )
 SELECT d.rank, d.device_type, d.device_id, d.allocations, d.frees, d.allocated_bytes_total,
-       d.peak_allocated_bytes, p.ts AS peak_ts, p.owner_op AS peak_op,
-       p.reserved AS reserved_at_peak_bytes, d.peak_reserved_bytes,
-       coalesce(l.bytes, 0) AS live_at_peak_bytes,
-       d.peak_allocated_bytes - coalesce(l.bytes, 0) AS untracked_bytes
+       p.peak_allocated AS peak_allocated_bytes, p.peak_ts, p.peak_op,
+       p.peak_reserved AS reserved_at_peak_bytes, d.peak_reserved_bytes,
+       p.live_bytes AS live_at_peak_bytes,
+       p.peak_allocated - p.live_bytes AS untracked_bytes
 FROM per_device d
-JOIN peak p ON p.trace = d.trace AND p.device_type = d.device_type AND p.device_id = d.device_id AND p.nth = 1
-LEFT JOIN live l ON l.trace = d.trace AND l.device_type = d.device_type AND l.device_id = d.device_id
+JOIN peak p ON p.trace = d.trace AND p.device_type = d.device_type AND p.device_id = d.device_id
 ORDER BY d.rank, d.trace, d.device_type, d.device_id

@@ -261,6 +261,41 @@ fn schema_of(listing: Listing) -> SchemaRef {
     Arc::new(Schema::new(fields))
 }
 
+/// The rows (name, column, type, doc) of a planned `schema`: each column's
+/// note from the catalog query's `Columns:` block; else the first column
+/// carries the description.
+pub fn noted_columns(
+    name: &str,
+    schema: &Schema,
+    query: Option<&crate::catalog::Query>,
+    description: &str,
+    catalog: &Catalog,
+) -> Vec<[String; 4]> {
+    let returned: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
+    let notes = match query {
+        Some(q) => expanded_notes(q, &returned, catalog),
+        None => Vec::new(),
+    };
+    schema
+        .fields()
+        .iter()
+        .enumerate()
+        .map(|(i, field)| {
+            let doc = match notes.iter().find(|n| n.name == *field.name()) {
+                Some(note) => note.doc.clone(),
+                None if i == 0 => description.to_string(),
+                None => String::new(),
+            };
+            [
+                name.to_string(),
+                field.name().clone(),
+                field.data_type().to_string(),
+                doc,
+            ]
+        })
+        .collect()
+}
+
 /// What the listing tables read: the catalog, the tables as last registered
 /// (counted when read), and the session's schema (weak: the schema holds the
 /// listing tables).
@@ -335,28 +370,14 @@ impl SessionFacts {
                     continue;
                 }
             };
-            let schema = provider.schema();
-            let returned: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
-            // A catalog query's `Columns:` block; else the first column carries
-            // the table's description.
-            let notes = match self.catalog.get(&name) {
-                Some(q) => expanded_notes(q, &returned, &self.catalog),
-                None => Vec::new(),
-            };
-            for (i, field) in schema.fields().iter().enumerate() {
-                let note = notes.iter().find(|n| n.name == *field.name());
-                let doc = match note {
-                    Some(note) => note.doc.clone(),
-                    None if i == 0 => description.clone(),
-                    None => String::new(),
-                };
-                rows.push([
-                    name.clone(),
-                    field.name().clone(),
-                    field.data_type().to_string(),
-                    doc,
-                ]);
-            }
+            let query = self.catalog.get(&name);
+            rows.extend(noted_columns(
+                &name,
+                &provider.schema(),
+                query,
+                &description,
+                &self.catalog,
+            ));
         }
         Ok(rows)
     }

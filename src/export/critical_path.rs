@@ -16,17 +16,14 @@
 //! in path order, and an event without `args` gets some (HTA fails). The file
 //! is written under a temporary name and renamed into place once complete.
 
-use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::Path;
 
 use datafusion::arrow::array::{Array, AsArray};
 use datafusion::arrow::datatypes::{Float64Type, Int64Type};
-use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 
+use super::overlay::{write_trace_file, TraceDocument};
 use crate::engine::Engine;
-use crate::output::atomic;
 use crate::Error;
 
 /// One edge of the critical path: its nodes (an event's start or end), type
@@ -102,12 +99,9 @@ struct Head<'a> {
 
 /// `document` (a Kineto trace's JSON) with `path` overlaid (see the module docs).
 pub fn overlay(document: &[u8], path: &[PathEdge]) -> Result<(Vec<u8>, Overlay), Error> {
-    let bad = |e: serde_json::Error| Error::Usage(format!("the trace is not a JSON object: {e}"));
-    let top: BTreeMap<String, Box<RawValue>> = serde_json::from_slice(document).map_err(bad)?;
-    let events: Vec<Box<RawValue>> = match top.get("traceEvents") {
-        Some(raw) => serde_json::from_str(raw.get()).map_err(bad)?,
-        None => return Err(Error::Usage("the trace has no traceEvents".into())),
-    };
+    let bad = |e: serde_json::Error| Error::Usage(format!("an event is not a JSON object: {e}"));
+    let document = TraceDocument::parse(document).map_err(Error::Usage)?;
+    let events = &document.events;
     let on_path: std::collections::BTreeSet<usize> = path
         .iter()
         .flat_map(|e| [e.src_uid, e.dst_uid])
@@ -191,27 +185,10 @@ pub fn overlay(document: &[u8], path: &[PathEdge]) -> Result<(Vec<u8>, Overlay),
         events: kept.len() + flows.len(),
     };
     kept.extend(flows);
-    let mut out = Vec::with_capacity(document.len());
-    out.push(b'{');
-    let mut first = true;
-    for (key, value) in &top {
-        if !first {
-            out.push(b',');
-        }
-        first = false;
-        out.extend(serde_json::to_string(key).map_err(Error::query)?.as_bytes());
-        out.extend(b": ");
-        if key == "traceEvents" {
-            out.extend(b"[\n");
-            out.extend(kept.join(",\n").as_bytes());
-            out.extend(b"\n]");
-        } else {
-            out.extend(value.get().as_bytes());
-        }
-        out.push(b'\n');
-    }
-    out.push(b'}');
-    out.push(b'\n');
+    let mut out = Vec::new();
+    document
+        .write(&mut out, kept.iter().map(String::as_str))
+        .map_err(|e| Error::Output(e.to_string()))?;
     Ok((out, counts))
 }
 
@@ -220,18 +197,11 @@ pub fn overlay(document: &[u8], path: &[PathEdge]) -> Result<(Vec<u8>, Overlay),
 pub async fn write_overlay(engine: &Engine, source: &str, target: &Path) -> Result<Overlay, Error> {
     let path = path_edges(engine).await?;
     let document = crate::ingest::read_document(source)?;
-    let (bytes, counts) = overlay(&document, &path)?;
-    let gzip = target.extension().is_some_and(|e| e == "gz");
-    atomic::write_file(target, |out| {
-        if gzip {
-            let mut encoder = flate2::write::GzEncoder::new(out, flate2::Compression::default());
-            encoder.write_all(&bytes)?;
-            encoder.finish().map(|_| ())
-        } else {
-            out.write_all(&bytes)
-        }
-    })
-    .map_err(|e| Error::Output(format!("{}: {e}", target.display())))?;
+    let (bytes, counts) = overlay(&document, &path).map_err(|e| match e {
+        Error::Usage(why) => Error::Usage(format!("{source}: {why}")),
+        e => e,
+    })?;
+    write_trace_file(target, |out| out.write_all(&bytes))?;
     Ok(counts)
 }
 

@@ -102,59 +102,89 @@ fn number_json(x: f64) -> Value {
     }
 }
 
-/// Writes the trace at `source` to `target` with `extra` events appended to
-/// its traceEvents; returns how many events the written trace has.
-pub fn write_trace_with(source: &str, target: &Path, extra: &[Value]) -> Result<usize, Error> {
-    let bytes = crate::ingest::read_document(source)?;
-    let text = std::str::from_utf8(&bytes)
-        .map_err(|e| Error::Usage(format!("{source}: not UTF-8 text: {e}")))?;
-    let mut top: BTreeMap<String, Box<RawValue>> = serde_json::from_str(text).map_err(|e| {
-        Error::Usage(format!(
-            "{source}: not a trace (a JSON object) to write back: {e}"
-        ))
-    })?;
-    let events_raw = top
-        .remove("traceEvents")
-        .ok_or_else(|| Error::Usage(format!("{source}: no traceEvents to add counters to")))?;
-    let mut events: Vec<Box<RawValue>> = serde_json::from_str(events_raw.get())
-        .map_err(|e| Error::Usage(format!("{source}: traceEvents is not a list: {e}")))?;
-    for event in extra {
-        let raw = serde_json::value::to_raw_value(event).map_err(Error::query)?;
-        events.push(raw);
+/// A trace document taken apart to be written back: its top-level values and
+/// its events, each kept as the JSON text the file has.
+pub struct TraceDocument {
+    /// Every top-level key but traceEvents.
+    others: BTreeMap<String, Box<RawValue>>,
+    /// traceEvents, in file order.
+    pub events: Vec<Box<RawValue>>,
+}
+
+impl TraceDocument {
+    /// `bytes` (a trace's JSON) taken apart; the error says what is wrong,
+    /// without the file's name.
+    pub fn parse(bytes: &[u8]) -> Result<Self, String> {
+        let mut others: BTreeMap<String, Box<RawValue>> = serde_json::from_slice(bytes)
+            .map_err(|e| format!("not a trace (a JSON object) to write back: {e}"))?;
+        let events = others
+            .remove("traceEvents")
+            .ok_or_else(|| "the trace has no traceEvents".to_string())?;
+        let events = serde_json::from_str(events.get())
+            .map_err(|e| format!("traceEvents is not a list: {e}"))?;
+        Ok(Self { others, events })
     }
-    let count = events.len();
+
+    /// The document with `events` in place of its own: the other keys as they
+    /// were, then traceEvents, one event per line.
+    pub fn write<'a>(
+        &self,
+        out: &mut dyn Write,
+        events: impl ExactSizeIterator<Item = &'a str>,
+    ) -> std::io::Result<()> {
+        out.write_all(b"{\n")?;
+        for (key, value) in &self.others {
+            serde_json::to_writer(&mut *out, key)?;
+            writeln!(out, ": {},", value.get())?;
+        }
+        out.write_all(b"\"traceEvents\": [\n")?;
+        let count = events.len();
+        for (i, event) in events.enumerate() {
+            out.write_all(event.as_bytes())?;
+            out.write_all(if i + 1 < count { b",\n" } else { b"\n" })?;
+        }
+        out.write_all(b"]\n}\n")
+    }
+}
+
+/// Writes a trace file to `target` through `write`: under a temporary name
+/// renamed into place, gzip-compressed when the name ends in `.gz`.
+pub fn write_trace_file(
+    target: &Path,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<(), Error> {
     let gzip = target
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("gz"));
     atomic::write_file(target, |out| {
         if gzip {
             let mut encoder = flate2::write::GzEncoder::new(out, flate2::Compression::default());
-            write_document(&mut encoder, &top, &events)?;
-            encoder.finish()?;
-            Ok(())
+            write(&mut encoder)?;
+            encoder.finish().map(|_| ())
         } else {
-            write_document(out, &top, &events)
+            write(out)
         }
     })
-    .map_err(|e| Error::Output(format!("{}: {e}", target.display())))?;
-    Ok(count)
+    .map_err(|e| Error::Output(format!("{}: {e}", target.display())))
 }
 
-/// The document: its other keys as they were, then traceEvents one per line.
-fn write_document(
-    out: &mut dyn Write,
-    top: &BTreeMap<String, Box<RawValue>>,
-    events: &[Box<RawValue>],
-) -> std::io::Result<()> {
-    out.write_all(b"{\n")?;
-    for (key, value) in top {
-        serde_json::to_writer(&mut *out, key)?;
-        writeln!(out, ": {},", value.get())?;
-    }
-    out.write_all(b"\"traceEvents\": [\n")?;
-    for (i, event) in events.iter().enumerate() {
-        out.write_all(event.get().as_bytes())?;
-        out.write_all(if i + 1 < events.len() { b",\n" } else { b"\n" })?;
-    }
-    out.write_all(b"]\n}\n")
+/// Writes the trace at `source` to `target` with `extra` events appended to
+/// its traceEvents; returns how many events the written trace has.
+pub fn write_trace_with(source: &str, target: &Path, extra: &[Value]) -> Result<usize, Error> {
+    let bytes = crate::ingest::read_document(source)?;
+    let document =
+        TraceDocument::parse(&bytes).map_err(|e| Error::Usage(format!("{source}: {e}")))?;
+    let extra = extra
+        .iter()
+        .map(serde_json::to_string)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(Error::query)?;
+    let events: Vec<&str> = document
+        .events
+        .iter()
+        .map(|e| e.get())
+        .chain(extra.iter().map(String::as_str))
+        .collect();
+    write_trace_file(target, |out| document.write(out, events.iter().copied()))?;
+    Ok(events.len())
 }
