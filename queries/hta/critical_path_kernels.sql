@@ -25,6 +25,7 @@
 --   launch_ts: the launch call's start, µs
 --   launch_node: the launch call, when the graph has nodes for it
 --   launch_delay: whether the launch delay is an edge (see above)
+--   is_comm: a communication kernel, for bound_by: HTA tells by its short name (without template arguments, parameters and return type) starting with nccl, hip or hccl, or holding ncclKernel; here a kernel, copy or set by its class (classified_kernels: also DeepEP, NVSHMEM, custom all-reduce), other GPU work and all under `hta.compat` by HTA's test
 WITH launches AS (
   SELECT trace, uid, ts, correlation FROM critical_path_frame
   WHERE index_correlation > 0
@@ -37,7 +38,7 @@ queue AS (
   -- +1 at each launch (on the stream of the work it launched), -1 as
   -- launched work starts; at one time, launches first.
   SELECT trace, uid,
-         sum(delta) OVER (PARTITION BY trace, stream ORDER BY ts, delta, uid ROWS UNBOUNDED PRECEDING) AS queue_length
+         sum(delta) OVER (PARTITION BY trace, stream ORDER BY ts, delta DESC, uid ROWS UNBOUNDED PRECEDING) AS queue_length
   FROM (SELECT l.trace, l.uid, l.ts, g.stream, 1 AS delta
         FROM launches l
         JOIN critical_path_frame g ON g.trace = l.trace AND g.correlation = l.correlation AND g.stream <> -1
@@ -64,10 +65,24 @@ previous AS (
 SELECT k.trace, k.n, k.uid, k.name, k.stream, k.is_sync, k.ts, k.t_end, k.index_correlation,
        p.prev_uid, p.prev_end, l.ts AS launch_ts, ln.uid AS launch_node,
        coalesce(NOT k.is_sync AND qlr.queue_length = 1 AND qk.queue_length = 0
-                AND (p.prev_end IS NULL OR p.prev_end < l.ts), false) AS launch_delay
+                AND (p.prev_end IS NULL OR p.prev_end < l.ts), false) AS launch_delay,
+       CASE
+         WHEN setting('hta.compat', 'false') <> 'true' AND c.class IS NOT NULL THEN c.class = 'communication'
+         WHEN regexp_like(k.name, '^(hip)?Memcpy|^(hip)?Memset|^dma') THEN false
+         ELSE regexp_like(
+                regexp_replace(
+                  regexp_replace(regexp_replace(regexp_replace(regexp_replace(regexp_replace(
+                    replace(k.name, '->', ''),
+                    '<[^<>]*>|\([^()]*\)', '', 'g'), '<[^<>]*>|\([^()]*\)', '', 'g'),
+                    '<[^<>]*>|\([^()]*\)', '', 'g'), '<[^<>]*>|\([^()]*\)', '', 'g'),
+                    '<[^<>]*>|\([^()]*\)', '', 'g'),
+                  '^.* ', ''),
+                '^(nccl|hip|hccl)|ncclKernel')
+       END AS is_comm
 FROM ordered k
 LEFT JOIN previous p ON p.trace = k.trace AND p.n = k.n
 LEFT JOIN critical_path_frame l ON l.trace = k.trace AND l.uid = k.index_correlation
 LEFT JOIN queue qlr ON qlr.trace = k.trace AND qlr.uid = k.index_correlation
 LEFT JOIN queue qk ON qk.trace = k.trace AND qk.uid = k.uid
 LEFT JOIN critical_path_events ln ON ln.trace = k.trace AND ln.uid = k.index_correlation AND ln.has_nodes
+LEFT JOIN classified_kernels c ON c.trace = k.trace AND c.uid = k.uid
