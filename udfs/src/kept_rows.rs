@@ -1,5 +1,5 @@
 //! Aggregates that keep their group's rows and compute their result from all
-//! of them at the end (`dag_longest_path`, `call_stack_walk`): a graph or a
+//! of them at the end (`dag_longest_path`, `interval_stack_walk`): a graph or a
 //! call stack is built from every row of the group, in an order of its own.
 //!
 //! A [`RowsFunction`] says what the arguments are and how to turn them into

@@ -1,4 +1,4 @@
-//! `call_stack_walk(uid, ts, t_end)`: the call stack of one thread's events as
+//! `interval_stack_walk(uid, ts, t_end)`: the call stack of one thread's events as
 //! Holistic Trace Analysis builds it (`hta.common.call_stack`), walked depth
 //! first.
 //!
@@ -111,7 +111,7 @@ fn merge_sort<T: Copy>(items: &mut [T], cmp: &impl Fn(&T, &T) -> Ordering) {
 }
 
 /// The walk of the call stack of `events` (one thread's).
-pub fn call_stack_walk(events: &[Interval]) -> Vec<Visit> {
+pub fn interval_stack_walk(events: &[Interval]) -> Vec<Visit> {
     let mut endpoints: Vec<Endpoint> = Vec::with_capacity(2 * events.len());
     for e in events {
         let dur = (e.t_end - e.ts).max(0.0);
@@ -157,21 +157,21 @@ fn visit_fields() -> Fields {
     ])
 }
 
-/// `call_stack_walk(uid BIGINT, ts DOUBLE, t_end DOUBLE) ->
+/// `interval_stack_walk(uid BIGINT, ts DOUBLE, t_end DOUBLE) ->
 /// LIST<STRUCT<pos BIGINT, is_start BOOLEAN, uid BIGINT, parent BIGINT, depth
 /// BIGINT>>`: the group's events (one thread's) as HTA's call stack walks
 /// them, one entry per start and end (see the module docs). Rows with a NULL
 /// are ignored.
 #[derive(Debug)]
-pub struct CallStackWalk;
+pub struct IntervalStackWalk;
 
-/// The aggregate function `call_stack_walk`.
+/// The aggregate function `interval_stack_walk`.
 pub fn udaf() -> AggregateUDF {
-    crate::kept_rows::udaf::<CallStackWalk>()
+    crate::kept_rows::udaf::<IntervalStackWalk>()
 }
 
-impl RowsFunction for CallStackWalk {
-    const NAME: &'static str = "call_stack_walk";
+impl RowsFunction for IntervalStackWalk {
+    const NAME: &'static str = "interval_stack_walk";
 
     fn arguments() -> Vec<(&'static str, DataType)> {
         vec![
@@ -197,7 +197,7 @@ impl RowsFunction for CallStackWalk {
                 t_end: t_end.value(i),
             })
             .collect();
-        let walk = call_stack_walk(&events);
+        let walk = interval_stack_walk(&events);
         Ok(vec![
             Arc::new(walk.iter().map(|v| v.pos).collect::<Int64Array>()),
             Arc::new(
@@ -225,7 +225,7 @@ mod tests {
 
     /// The walk in short: `+uid<parent` for a start, `-uid` for an end.
     fn steps(list: &[(i64, f64, f64)]) -> String {
-        let walk = call_stack_walk(&events(list));
+        let walk = interval_stack_walk(&events(list));
         let step = |v: &Visit| match v.is_start {
             true => format!("+{}<{}", v.uid, v.parent),
             false => format!("-{}", v.uid),
@@ -238,7 +238,7 @@ mod tests {
         // 1 [0, 10] holds 2 [2, 5] and 3 [5, 9]; 3 starts where 2 ends.
         let list = [(3, 5.0, 9.0), (1, 0.0, 10.0), (2, 2.0, 5.0)];
         assert_eq!(steps(&list), "+1<-1 +2<1 -2 +3<1 -3 -1");
-        let walk = call_stack_walk(&events(&list));
+        let walk = interval_stack_walk(&events(&list));
         let depths: Vec<i64> = walk.iter().map(|v| v.depth).collect();
         assert_eq!(depths, [0, 1, 2, 1, 2, 1]);
         let positions: Vec<i64> = walk.iter().map(|v| v.pos).collect();
@@ -273,7 +273,7 @@ mod tests {
             ("ts", f64_column(&[0.0, 1.0, 0.0])),
             ("t_end", f64_column(&[5.0, 2.0, 1.0])),
         ]);
-        let sql = "WITH w AS (SELECT thread, call_stack_walk(uid, ts, t_end) AS walk FROM t GROUP BY thread), \
+        let sql = "WITH w AS (SELECT thread, interval_stack_walk(uid, ts, t_end) AS walk FROM t GROUP BY thread), \
                         s AS (SELECT thread, unnest(walk) AS v FROM w) \
                    SELECT thread, v['pos'] AS pos, v['uid'] AS uid, v['parent'] AS parent FROM s ORDER BY thread, pos";
         let out = run_sql(vec![t], sql).await;
