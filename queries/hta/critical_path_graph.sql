@@ -26,14 +26,18 @@
 --     and the stream's previous kernel had ended, else from the previous
 --     kernel's end (kernel_kernel_delay) when the gap is under 1500 µs; a
 --     Stream Sync event links the stream's last kernel, and a Context Sync
---     every stream's, to the end of the CPU call that waited
---     (sync_dependency, weight 0).
+--     every stream's, to the end of the CPU call that waited, an Event Sync
+--     the work launched last before the cudaEventRecord it waits for
+--     (sync_dependency, weight 0); a Stream Wait Event links that work to the
+--     start of the next kernel its thread launches onto the waiting stream,
+--     whose launch delay or gap then counts only when that work had ended
+--     before.
 -- The weight is the time from source to destination (0 for dependencies);
 -- negative weights count as 0 on the path (HTA's graph) but as themselves
 -- in critical_path_summary (HTA's summary). An edge is attributed to an
 -- event: a kernel or the previous kernel, the operator whose time it is, or
--- for the gap between two children the parent. Not modelled: CUDA event
--- waits (Event Sync, Stream Wait Event), data loading events.
+-- for the gap between two children the parent. Not modelled: data loading
+-- events (HTA's data_load_events).
 -- Columns:
 --   trace: trace name
 --   rank: the trace's rank
@@ -117,6 +121,10 @@ kernel_edges AS (
   FROM critical_path_kernels
   WHERE NOT is_sync
   UNION ALL
+  SELECT trace, 3, n, 1, 0, wait_src, false, wait_src_end, uid, true, ts, 'sync_dependency', 0, NULL, false
+  FROM critical_path_kernels
+  WHERE NOT is_sync AND wait_src IS NOT NULL
+  UNION ALL
   SELECT trace, 3, n, 2, 0, launch_node, true, launch_ts, uid, true, ts, 'kernel_launch_delay', ts - launch_ts, NULL, false
   FROM critical_path_kernels
   WHERE launch_delay AND launch_node IS NOT NULL
@@ -125,6 +133,7 @@ kernel_edges AS (
          prev_uid AS event_uid, false
   FROM critical_path_kernels
   WHERE NOT is_sync AND NOT launch_delay AND prev_uid IS NOT NULL AND ts - prev_end < 1500
+    AND (wait_src_end IS NULL OR wait_src_end < prev_end)
 ),
 stream_firsts AS (
   SELECT trace, stream, min(n) AS first_n FROM critical_path_kernels WHERE NOT is_sync GROUP BY trace, stream
@@ -149,6 +158,16 @@ sync_lookup AS (
         UNION ALL
         SELECT trace, stream, n, cpu_uid, first_n, true AS query FROM sync_queries)
 ),
+event_sync_edges AS (
+  -- An Event Sync: the work the host waited for, to the end of its call.
+  SELECT k.trace, 3 AS pass, k.n AS k1, 3 AS k2, 0 AS k3,
+         k.wait_src AS src_uid, false AS src_start, k.wait_src_end AS src_ts,
+         c.uid AS dst_uid, false AS dst_start, c.t_end AS dst_ts,
+         'sync_dependency' AS type, 0 AS weight, CAST(NULL AS BIGINT) AS event_uid, false AS comm
+  FROM critical_path_kernels k
+  JOIN critical_path_events c ON c.trace = k.trace AND c.uid = k.index_correlation AND c.has_nodes
+  WHERE k.is_sync AND k.name = 'Event Sync' AND k.wait_src IS NOT NULL
+),
 sync_edges AS (
   SELECT q.trace, 3 AS pass, q.n AS k1, 3 AS k2, q.first_n AS k3,
          k.uid AS src_uid, false AS src_start, k.t_end AS src_ts,
@@ -164,6 +183,7 @@ edges AS (
   UNION ALL SELECT * FROM stack_edges
   UNION ALL SELECT * FROM kernel_edges
   UNION ALL SELECT * FROM sync_edges
+  UNION ALL SELECT * FROM event_sync_edges
 )
 SELECT e.trace, r.rank,
        CAST(row_number() OVER (PARTITION BY e.trace ORDER BY e.pass, e.k1, e.k2, e.k3) AS BIGINT) AS ord,

@@ -4,7 +4,7 @@
 -- description: HTA's walk of its call stacks for the critical path, per trace and thread: each entry into and exit from an event that has graph nodes, in walk order, with the event's parent.
 --
 -- A thread (pid, thread of critical_path_events) has a call stack when none
--- of its events is on a GPU stream. call_stack_walk builds it as HTA does:
+-- of its events is on a GPU stream. interval_stack_walk builds it as HTA does:
 -- endpoints by time; at one time an end before a start; of two starts the
 -- longer first (then the lower uid), of two ends the shorter first (then the
 -- higher uid); a start's parent is the event on top of the stack, an end
@@ -25,7 +25,7 @@ WITH threads AS (
   SELECT trace,
          CAST(row_number() OVER (PARTITION BY trace
                                  ORDER BY try_cast(pid AS BIGINT), pid, try_cast(thread AS BIGINT), thread) AS BIGINT) AS thread_no,
-         call_stack_walk(uid, CAST(ts AS DOUBLE), CAST(t_end AS DOUBLE)) AS walk
+         interval_stack_walk(uid, CAST(ts AS DOUBLE), CAST(t_end AS DOUBLE)) AS walk
   FROM critical_path_events
   GROUP BY trace, pid, thread
   HAVING bool_and(stream < 0)
