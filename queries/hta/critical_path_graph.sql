@@ -26,12 +26,13 @@
 --     and the stream's previous kernel had ended, else from the previous
 --     kernel's end (kernel_kernel_delay) when the gap is under 1500 µs; a
 --     Stream Sync event links the stream's last kernel, and a Context Sync
---     every stream's, to the end of the CPU call that waited, an Event Sync
---     the work launched last before the cudaEventRecord it waits for
---     (sync_dependency, weight 0); a Stream Wait Event links that work to the
---     start of the next kernel its thread launches onto the waiting stream,
---     whose launch delay or gap then counts only when that work had ended
---     before.
+--     every stream's, to the end of the CPU call that waited (sync_dependency,
+--     weight 0). CUDA event waits (critical_path_waits, read with `--param
+--     hta.cuda_event_waits=true` or under `hta.compat`): an Event Sync links
+--     the work launched last before the cudaEventRecord it waits for to the
+--     end of the CPU call, a Stream Wait Event links it to the start of the
+--     next kernel its thread launches onto the waiting stream, whose launch
+--     delay or gap then counts only if that work had ended before.
 -- The weight is the time from source to destination (0 for dependencies);
 -- negative weights count as 0 on the path (HTA's graph) but as themselves
 -- in critical_path_summary (HTA's summary). An edge is attributed to an

@@ -10,9 +10,11 @@
 -- one time, the launch first). The work that waits after a Stream Wait
 -- Event is the next its cudaStreamWaitEvent's thread launches onto the
 -- waiting stream, later in time. As HTA finds them (hta_events: the
--- profiled iterations). Reading the waits' args costs a second pass over
--- the trace file; `--param hta.cuda_event_waits=false` leaves the waits out
--- (for a trace recorded without CUDA sync events, the same graph).
+-- profiled iterations). Their args are read back from the trace file, a
+-- second pass over it that can take longer than the whole analysis, so the
+-- waits are read only with `--param hta.cuda_event_waits=true` or `--param
+-- hta.compat=true`; without, this view is empty (as for a trace recorded
+-- without CUDA sync events, the profiler's default).
 -- Columns:
 --   trace: trace name
 --   uid: the Event Sync or Stream Wait Event
@@ -21,13 +23,14 @@
 --   dest_work: the work that waits (Stream Wait Event; NULL: none)
 WITH waits AS (
   -- The events' args are read back from the trace file, all of them, when
-  -- a query reads them: `--param hta.cuda_event_waits=false` spares that.
+  -- a query reads them: only when asked for.
   SELECT w.trace, w.uid, f.name, f.index_correlation, w.pid, w.wait_on_stream, w.record_correlation
   FROM (SELECT trace, uid, pid,
                json_get_int(args, 'wait_on_stream') AS wait_on_stream,
                json_get_int(args, 'wait_on_cuda_event_record_corr_id') AS record_correlation
         FROM events
-        WHERE cat = 'cuda_sync' AND setting('hta.cuda_event_waits', 'true') = 'true') w
+        WHERE cat = 'cuda_sync'
+          AND (setting('hta.cuda_event_waits', 'false') = 'true' OR setting('hta.compat', 'false') = 'true')) w
   JOIN critical_path_frame f ON f.trace = w.trace AND f.uid = w.uid
 ),
 traces AS (

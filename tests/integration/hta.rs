@@ -918,12 +918,14 @@ fn critical_path_on_a_fixture_worked_by_hand() {
 /// the add kernel waits for the GEMM through a CUDA event (cudaEventRecord,
 /// then cudaStreamWaitEvent on its stream), and the host for the add kernel
 /// (cudaEventSynchronize): the path goes GEMM, wait, add kernel, wait, and
-/// on to the mul; 153 µs, HTA's path and shares. Without the waits
-/// (`hta.cuda_event_waits=false`) the add kernel's 80 µs launch delay would
-/// be on the path instead.
+/// on to the mul; 153 µs, HTA's path and shares (`hta.cuda_event_waits=true`,
+/// or `hta.compat=true`). Without the waits (the default: their args are a
+/// second pass over the file) the add kernel's 80 µs launch delay is on the
+/// path instead.
 #[test]
 fn critical_path_follows_cuda_event_waits() {
-    let ((header, rows), (_, summary)) = critical_path("critical_path_waits.json", &[]);
+    let ((header, rows), (_, summary)) =
+        critical_path("critical_path_waits.json", &["hta.cuda_event_waits=true"]);
     let column = |name: &str| header.iter().position(|h| h == name).unwrap();
     let steps: Vec<(&str, &str, f64)> = rows
         .iter()
@@ -966,8 +968,9 @@ fn critical_path_follows_cuda_event_waits() {
         assert_eq!(bound, theirs);
         assert!((share - expected).abs() < 1e-9, "{bound}: {share}");
     }
-    let (_, (_, without)) =
-        critical_path("critical_path_waits.json", &["hta.cuda_event_waits=false"]);
+    let (_, (_, compat)) = critical_path("critical_path_waits.json", &["hta.compat=true"]);
+    assert_eq!(shares(&compat), shares(&summary));
+    let (_, (_, without)) = critical_path("critical_path_waits.json", &[]);
     let launch = shares(&without)
         .into_iter()
         .find(|(b, _)| b == "gpu_kernel_launch_overhead")
