@@ -11,6 +11,8 @@
 -- trace) and `--param hta.instance=N` (the N-th such event in trace order,
 -- from 0; `A:B` for a range); e.g. `tracesql report T --only critical_path
 -- --param hta.annotation=ProfilerStep --param hta.instance=1`.
+-- CUDA event waits (Event Sync, Stream Wait Event) are edges with `--param
+-- hta.cuda_event_waits=true` or `hta.compat=true` (critical_path_waits).
 -- critical_path_summary adds the durations up per bound_by (HTA's summary).
 -- `tracesql export T --critical-path OUT.json` writes the trace with the
 -- path marked, as HTA's overlay does.

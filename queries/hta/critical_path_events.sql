@@ -3,11 +3,8 @@
 -- kind: view
 -- description: The events HTA's critical path analysis reads, per trace: those of one instance of an annotation (`hta.annotation`, `hta.instance`), with whether the graph has nodes for them.
 --
--- The window is the span of the `hta.instance`-th event (default 0; `A:B`
--- for a range, both included) whose name contains `hta.annotation`
--- (default ProfilerStep), counted in trace order; an empty annotation is
--- the whole trace. Kept: the CPU events (stream -1) that start within it
--- and last at least a µs, and the GPU work launched by one of them (any
+-- The window is critical_path_window. Kept: the CPU events (stream -1)
+-- that start within it and last at least a µs, and the GPU work launched by one of them (any
 -- Stream Wait Event too), as HTA clips. A thread is the event's tid, but
 -- when exactly one thread has operators or annotations named "forward" and
 -- another one those named "autograd", the backward thread's events count
@@ -29,39 +26,19 @@
 --   has_nodes: whether the graph has a start and an end node for it (CPU operators, runtime and driver calls, launched GPU work)
 --   is_blocking: a call HTA counts as waiting (its time is not on the path): cudaDeviceSynchronize, cudaStreamSynchronize, cudaEventQuery, cudaEventSynchronize, cudaMemcpy, cudaMemcpyAsync
 --   is_lock: a call that takes the CUDA runtime lock: cudaHostAlloc, cudaLaunchKernel, cudaMemcpyAsync
-WITH instances AS (
-  SELECT trace, ts, t_end,
-         CAST(row_number() OVER (PARTITION BY trace ORDER BY uid) AS BIGINT) - 1 AS instance
-  FROM critical_path_frame
-  WHERE strpos(name, setting('hta.annotation', 'ProfilerStep')) > 0
-),
-chosen AS (
-  SELECT CAST(split_part(setting('hta.instance', '0'), ':', 1) AS BIGINT) AS first_instance,
-         CAST(coalesce(nullif(split_part(setting('hta.instance', '0'), ':', 2), ''),
-                       split_part(setting('hta.instance', '0'), ':', 1)) AS BIGINT) AS last_instance
-),
-win AS (
-  SELECT i.trace, min(i.ts) AS start_ts, max(i.t_end) AS end_ts
-  FROM instances i CROSS JOIN chosen c
-  WHERE setting('hta.annotation', 'ProfilerStep') <> ''
-    AND i.instance BETWEEN c.first_instance AND c.last_instance
-  GROUP BY i.trace
-  UNION ALL
-  SELECT trace, min(ts), max(t_end) FROM critical_path_frame
-  WHERE setting('hta.annotation', 'ProfilerStep') = ''
-  GROUP BY trace
-),
-cpu_in_window AS (
-  SELECT d.* FROM critical_path_frame d JOIN win w ON w.trace = d.trace
+WITH cpu_in_window AS (
+  SELECT d.* FROM critical_path_frame d JOIN critical_path_window w ON w.trace = d.trace
   WHERE d.stream = -1 AND d.ts >= w.start_ts AND d.ts <= w.end_ts AND d.dur > 0
 ),
 clipped AS (
-  SELECT * FROM cpu_in_window
-  UNION ALL
-  SELECT d.* FROM critical_path_frame d
-  LEFT JOIN (SELECT DISTINCT trace, index_correlation AS uid FROM cpu_in_window) l
-    ON l.trace = d.trace AND l.uid = d.uid
-  WHERE d.stream <> -1 AND (l.uid IS NOT NULL OR d.name = 'Stream Wait Event')
+  SELECT c.*, e.pid, e.tid
+  FROM (SELECT * FROM cpu_in_window
+        UNION ALL
+        SELECT d.* FROM critical_path_frame d
+        LEFT JOIN (SELECT DISTINCT trace, index_correlation AS uid FROM cpu_in_window) l
+          ON l.trace = d.trace AND l.uid = d.uid
+        WHERE d.stream <> -1 AND (l.uid IS NOT NULL OR d.name = 'Stream Wait Event')) c
+  JOIN events e ON e.trace = c.trace AND e.uid = c.uid
 ),
 thread_roles AS (
   -- The forward and the backward thread, where exactly one thread has each.

@@ -1,7 +1,7 @@
 -- name: critical_path_frame
 -- version: 1
 -- kind: view
--- description: hta_events with what HTA's critical path analysis reads besides: each event's process and thread, its stream as HTA writes it (-1: none), and its linked event (HTA's index_correlation).
+-- description: hta_events with what HTA's critical path analysis reads besides: each event's stream and correlation as HTA writes them (-1: none), and its linked event (HTA's index_correlation).
 --
 -- HTA links a runtime call and the GPU work it launched by their
 -- correlation: GPU work (a stream and a correlation) and the device-wide
@@ -15,8 +15,6 @@
 --   uid: event uid
 --   cat: event category
 --   name: event name
---   pid: process id
---   tid: thread id
 --   correlation: args.correlation (-1: none)
 --   stream: args.stream (-1: none)
 --   ts: start, whole µs (hta_events)
@@ -24,10 +22,9 @@
 --   dur: t_end - ts
 --   index_correlation: the uid of the linked event (0: not in the trace, -1: no correlation)
 WITH frame AS (
-  SELECT h.trace, h.rank, h.uid, h.cat, h.name, e.pid, e.tid, coalesce(h.correlation, -1) AS correlation,
-         coalesce(h.stream, -1) AS stream, h.ts, h.t_end, h.t_end - h.ts AS dur
-  FROM hta_events h
-  JOIN events e ON e.trace = h.trace AND e.uid = h.uid
+  SELECT trace, rank, uid, cat, name, coalesce(correlation, -1) AS correlation,
+         coalesce(stream, -1) AS stream, ts, t_end, t_end - ts AS dur
+  FROM hta_events
 ),
 sides AS (
   SELECT trace, uid, correlation,

@@ -26,14 +26,19 @@
 --     and the stream's previous kernel had ended, else from the previous
 --     kernel's end (kernel_kernel_delay) when the gap is under 1500 µs; a
 --     Stream Sync event links the stream's last kernel, and a Context Sync
---     every stream's, to the end of the CPU call that waited
---     (sync_dependency, weight 0).
+--     every stream's, to the end of the CPU call that waited (sync_dependency,
+--     weight 0). CUDA event waits (critical_path_waits, read with `--param
+--     hta.cuda_event_waits=true` or under `hta.compat`): an Event Sync links
+--     the work launched last before the cudaEventRecord it waits for to the
+--     end of the CPU call, a Stream Wait Event links it to the start of the
+--     next kernel its thread launches onto the waiting stream, whose launch
+--     delay or gap then counts only if that work had ended before.
 -- The weight is the time from source to destination (0 for dependencies);
 -- negative weights count as 0 on the path (HTA's graph) but as themselves
 -- in critical_path_summary (HTA's summary). An edge is attributed to an
 -- event: a kernel or the previous kernel, the operator whose time it is, or
--- for the gap between two children the parent. Not modelled: CUDA event
--- waits (Event Sync, Stream Wait Event), data loading events.
+-- for the gap between two children the parent. Not modelled: data loading
+-- events (HTA's data_load_events).
 -- Columns:
 --   trace: trace name
 --   rank: the trace's rank
@@ -72,11 +77,11 @@ lock_edges AS (
          e.uid AS dst_uid, false AS dst_start, e.node_ts AS dst_ts,
          CASE WHEN s.uid = e.uid THEN 'operator' ELSE 'dependency' END AS type,
          CASE WHEN s.uid = e.uid THEN e.node_ts - s.node_ts ELSE 0 END AS weight,
-         CASE WHEN s.uid = e.uid THEN s.uid END AS event_uid
+         CASE WHEN s.uid = e.uid THEN s.uid END AS event_uid, false AS comm
   FROM lock_seq s JOIN lock_seq e ON e.trace = s.trace AND e.p = s.first_end
   WHERE s.is_start
   UNION ALL
-  SELECT trace, 1, p, 0, 1, prev_uid, false, prev_ts, uid, false, node_ts, 'dependency', 0, NULL
+  SELECT trace, 1, p, 0, 1, prev_uid, false, prev_ts, uid, false, node_ts, 'dependency', 0, NULL, false
   FROM lock_seq
   WHERE NOT is_start AND NOT prev_start
 ),
@@ -93,7 +98,8 @@ stack_edges AS (
          CASE WHEN is_start AND op_depth = 0 THEN NULL
               WHEN prev_start THEN prev_owner
               WHEN NOT is_start THEN owner
-              ELSE prev_parent END AS event_uid
+              ELSE prev_parent END AS event_uid,
+         false AS comm
   FROM (SELECT *,
                lag(owner) OVER (PARTITION BY trace, thread_no ORDER BY pos) AS prev_owner,
                lag(is_start) OVER (PARTITION BY trace, thread_no ORDER BY pos) AS prev_start,
@@ -111,18 +117,24 @@ stack_edges AS (
 -- 3. The GPU.
 kernel_edges AS (
   SELECT trace, 3 AS pass, n AS k1, 0 AS k2, 0 AS k3, uid AS src_uid, true AS src_start, ts AS src_ts,
-         uid AS dst_uid, false AS dst_start, t_end AS dst_ts, 'operator' AS type, t_end - ts AS weight, uid AS event_uid
+         uid AS dst_uid, false AS dst_start, t_end AS dst_ts, 'operator' AS type, t_end - ts AS weight, uid AS event_uid,
+         is_comm AS comm
   FROM critical_path_kernels
   WHERE NOT is_sync
   UNION ALL
-  SELECT trace, 3, n, 2, 0, launch_node, true, launch_ts, uid, true, ts, 'kernel_launch_delay', ts - launch_ts, NULL
+  SELECT trace, 3, n, 1, 0, wait_src, false, wait_src_end, uid, true, ts, 'sync_dependency', 0, NULL, false
+  FROM critical_path_kernels
+  WHERE NOT is_sync AND wait_src IS NOT NULL
+  UNION ALL
+  SELECT trace, 3, n, 2, 0, launch_node, true, launch_ts, uid, true, ts, 'kernel_launch_delay', ts - launch_ts, NULL, false
   FROM critical_path_kernels
   WHERE launch_delay AND launch_node IS NOT NULL
   UNION ALL
   SELECT trace, 3, n, 2, 0, prev_uid AS src_uid, false, prev_end, uid, true, ts, 'kernel_kernel_delay', ts - prev_end,
-         prev_uid AS event_uid
+         prev_uid AS event_uid, false
   FROM critical_path_kernels
   WHERE NOT is_sync AND NOT launch_delay AND prev_uid IS NOT NULL AND ts - prev_end < 1500
+    AND (wait_src_end IS NULL OR wait_src_end < prev_end)
 ),
 stream_firsts AS (
   SELECT trace, stream, min(n) AS first_n FROM critical_path_kernels WHERE NOT is_sync GROUP BY trace, stream
@@ -147,11 +159,21 @@ sync_lookup AS (
         UNION ALL
         SELECT trace, stream, n, cpu_uid, first_n, true AS query FROM sync_queries)
 ),
+event_sync_edges AS (
+  -- An Event Sync: the work the host waited for, to the end of its call.
+  SELECT k.trace, 3 AS pass, k.n AS k1, 3 AS k2, 0 AS k3,
+         k.wait_src AS src_uid, false AS src_start, k.wait_src_end AS src_ts,
+         c.uid AS dst_uid, false AS dst_start, c.t_end AS dst_ts,
+         'sync_dependency' AS type, 0 AS weight, CAST(NULL AS BIGINT) AS event_uid, false AS comm
+  FROM critical_path_kernels k
+  JOIN critical_path_events c ON c.trace = k.trace AND c.uid = k.index_correlation AND c.has_nodes
+  WHERE k.is_sync AND k.name = 'Event Sync' AND k.wait_src IS NOT NULL
+),
 sync_edges AS (
   SELECT q.trace, 3 AS pass, q.n AS k1, 3 AS k2, q.first_n AS k3,
          k.uid AS src_uid, false AS src_start, k.t_end AS src_ts,
          c.uid AS dst_uid, false AS dst_start, c.t_end AS dst_ts,
-         'sync_dependency' AS type, 0 AS weight, CAST(NULL AS BIGINT) AS event_uid
+         'sync_dependency' AS type, 0 AS weight, CAST(NULL AS BIGINT) AS event_uid, false AS comm
   FROM sync_lookup q
   JOIN critical_path_kernels k ON k.trace = q.trace AND k.n = q.last_n
   JOIN critical_path_events c ON c.trace = q.trace AND c.uid = q.cpu_uid AND c.has_nodes
@@ -162,38 +184,19 @@ edges AS (
   UNION ALL SELECT * FROM stack_edges
   UNION ALL SELECT * FROM kernel_edges
   UNION ALL SELECT * FROM sync_edges
-),
-shortened AS (
-  -- HTA's short name of a GPU event (without template arguments,
-  -- parameters and return type), which its communication test reads.
-  SELECT trace, uid,
-         CASE WHEN regexp_like(name, '^(hip)?Memcpy|^(hip)?Memset|^dma') THEN name
-              ELSE regexp_replace(
-                     regexp_replace(regexp_replace(regexp_replace(regexp_replace(regexp_replace(
-                       replace(name, '->', ''),
-                       '<[^<>]*>|\([^()]*\)', '', 'g'), '<[^<>]*>|\([^()]*\)', '', 'g'),
-                       '<[^<>]*>|\([^()]*\)', '', 'g'), '<[^<>]*>|\([^()]*\)', '', 'g'),
-                       '<[^<>]*>|\([^()]*\)', '', 'g'),
-                     '^.* ', '') END AS s_name
-  FROM critical_path_events
-  WHERE stream <> -1
+  UNION ALL SELECT * FROM event_sync_edges
 )
 SELECT e.trace, r.rank,
        CAST(row_number() OVER (PARTITION BY e.trace ORDER BY e.pass, e.k1, e.k2, e.k3) AS BIGINT) AS ord,
        e.src_uid, e.src_start, e.src_ts, e.dst_uid, e.dst_start, e.dst_ts, e.type, e.weight, e.event_uid,
+       -- An operator edge is the time of a CPU event but for a kernel's own.
        CASE
          WHEN e.type = 'kernel_kernel_delay' THEN 'gpu_kernel_kernel_overhead'
          WHEN e.type = 'kernel_launch_delay' THEN 'gpu_kernel_launch_overhead'
          WHEN e.type IN ('dependency', 'sync_dependency') THEN ''
-         WHEN a.stream < 0 THEN 'cpu_bound'
-         WHEN setting('hta.compat', 'false') = 'true' AND regexp_like(s.s_name, '^(nccl|hip|hccl)|ncclKernel')
-           THEN 'gpu_communication_bound'
-         WHEN setting('hta.compat', 'false') <> 'true' AND w.kernel_type = 'COMMUNICATION'
-           THEN 'gpu_communication_bound'
+         WHEN e.pass < 3 THEN 'cpu_bound'
+         WHEN e.comm THEN 'gpu_communication_bound'
          ELSE 'gpu_compute_bound'
        END AS bound_by
 FROM edges e
-JOIN (SELECT DISTINCT trace, rank FROM critical_path_frame) r ON r.trace = e.trace
-LEFT JOIN critical_path_events a ON a.trace = e.trace AND a.uid = e.event_uid
-LEFT JOIN shortened s ON s.trace = e.trace AND s.uid = e.event_uid
-LEFT JOIN hta_gpu_work w ON w.trace = e.trace AND w.uid = e.event_uid
+JOIN ranks r ON r.trace = e.trace

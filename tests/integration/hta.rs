@@ -1445,6 +1445,73 @@ fn critical_path_on_a_fixture_worked_by_hand() {
     assert_eq!(shares, expected);
 }
 
+/// fixtures/critical_path_waits.json, worked by hand (fixtures/README.md):
+/// the add kernel waits for the GEMM through a CUDA event (cudaEventRecord,
+/// then cudaStreamWaitEvent on its stream), and the host for the add kernel
+/// (cudaEventSynchronize): the path goes GEMM, wait, add kernel, wait, and
+/// on to the mul; 153 µs, HTA's path and shares (`hta.cuda_event_waits=true`,
+/// or `hta.compat=true`). Without the waits (the default: their args are a
+/// second pass over the file) the add kernel's 80 µs launch delay is on the
+/// path instead.
+#[test]
+fn critical_path_follows_cuda_event_waits() {
+    let ((header, rows), (_, summary)) =
+        critical_path("critical_path_waits.json", &["hta.cuda_event_waits=true"]);
+    let column = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let steps: Vec<(&str, &str, f64)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r[column("type")].as_str(),
+                r[column("name")].as_str(),
+                crate::util::number(&header, r, "duration"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        steps,
+        [
+            ("operator", "aten::mm", 3.0),
+            ("kernel_launch_delay", "", 15.0),
+            ("operator", "fixture_gemm_kernel", 100.0),
+            ("sync_dependency", "", 0.0),
+            ("operator", "fixture_add_kernel", 10.0),
+            ("sync_dependency", "", 0.0),
+            ("dependency", "", 0.0),
+            ("operator", "aten::mul", 5.0),
+            ("kernel_launch_delay", "", 10.0),
+            ("operator", "fixture_mul_kernel", 10.0),
+        ]
+    );
+    let shares = |summary: &[Vec<String>]| -> Vec<(String, f64)> {
+        summary
+            .iter()
+            .map(|r| (r[1].clone(), r[2].parse().unwrap()))
+            .collect()
+    };
+    let expected = [
+        ("", 0.0),
+        ("cpu_bound", 8.0 / 153.0 * 100.0),
+        ("gpu_compute_bound", 120.0 / 153.0 * 100.0),
+        ("gpu_kernel_launch_overhead", 25.0 / 153.0 * 100.0),
+    ];
+    for ((bound, share), (theirs, expected)) in shares(&summary).iter().zip(expected) {
+        assert_eq!(bound, theirs);
+        assert!((share - expected).abs() < 1e-9, "{bound}: {share}");
+    }
+    let (_, (_, compat)) = critical_path("critical_path_waits.json", &["hta.compat=true"]);
+    assert_eq!(shares(&compat), shares(&summary));
+    let (_, (_, without)) = critical_path("critical_path_waits.json", &[]);
+    let launch = shares(&without)
+        .into_iter()
+        .find(|(b, _)| b == "gpu_kernel_launch_overhead")
+        .unwrap();
+    assert!(
+        (launch.1 - 80.0 / 123.0 * 100.0).abs() < 1e-9,
+        "{without:?}"
+    );
+}
+
 /// HTA raises on a trace without GPU work ("Queue length time series is
 /// required"): the path is then the CPU's, the fixture's top-level operators
 /// one after another (3 dependencies of 0 µs between them).

@@ -30,13 +30,12 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use datafusion::arrow::array::{Array, ArrayRef, AsArray, Float64Array, Int64Array, StructArray};
-use datafusion::arrow::datatypes::{DataType, Field, FieldRef, Fields, Float64Type, Int64Type};
-use datafusion::common::utils::SingleRowListArrayBuilder;
-use datafusion::common::{exec_err, Result, ScalarValue};
-use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
-use datafusion::logical_expr::utils::{format_state_name, AggregateOrderSensitivity};
-use datafusion::logical_expr::{Accumulator, AggregateUDFImpl, Signature, Volatility};
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, Float64Array, Int64Array};
+use datafusion::arrow::datatypes::{DataType, Field, Fields, Float64Type, Int64Type};
+use datafusion::common::{DataFusionError, Result};
+use datafusion::logical_expr::AggregateUDF;
+
+use crate::kept_rows::RowsFunction;
 
 /// One edge: its nodes, weight and insertion key.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -185,171 +184,64 @@ fn edge_fields() -> Fields {
 
 /// `dag_longest_path(src BIGINT, dst BIGINT, weight DOUBLE, ord BIGINT) ->
 /// LIST<STRUCT<step BIGINT, src BIGINT, dst BIGINT, weight DOUBLE, ord BIGINT>>`:
-/// the longest path of the group's edges, in path order (see the module docs).
+/// the longest path of the group's edges, in path order, `step` counting from 1
+/// (see the module docs).
 ///
 /// * `ord` orders the edges as networkx's insertion order (ties: in no
 ///   particular order, so make it unique);
 /// * rows with a NULL `src`, `dst` or `ord` are ignored; a NULL weight is 1
 ///   (networkx's default weight);
 /// * a cycle, or a NaN weight, is an error.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct DagLongestPath {
-    signature: Signature,
+#[derive(Debug)]
+pub struct DagLongestPath;
+
+/// The aggregate function `dag_longest_path`.
+pub fn udaf() -> AggregateUDF {
+    crate::kept_rows::udaf::<DagLongestPath>()
 }
 
-impl DagLongestPath {
-    pub fn new() -> Self {
-        Self {
-            signature: Signature::exact(
-                vec![
-                    DataType::Int64,
-                    DataType::Int64,
-                    DataType::Float64,
-                    DataType::Int64,
-                ],
-                Volatility::Immutable,
-            ),
-        }
-    }
-}
+impl RowsFunction for DagLongestPath {
+    const NAME: &'static str = "dag_longest_path";
 
-impl Default for DagLongestPath {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl AggregateUDFImpl for DagLongestPath {
-    fn name(&self) -> &str {
-        "dag_longest_path"
+    fn arguments() -> Vec<(&'static str, DataType)> {
+        vec![
+            ("src", DataType::Int64),
+            ("dst", DataType::Int64),
+            ("weight", DataType::Float64),
+            ("ord", DataType::Int64),
+        ]
     }
 
-    fn signature(&self) -> &Signature {
-        &self.signature
+    fn result_fields() -> Fields {
+        edge_fields()
     }
 
-    fn return_type(&self, _arg_types: &[DataType]) -> Result<DataType> {
-        Ok(DataType::new_list(DataType::Struct(edge_fields()), true))
-    }
-
-    fn accumulator(&self, _args: AccumulatorArgs) -> Result<Box<dyn Accumulator>> {
-        Ok(Box::new(PathAccumulator::default()))
-    }
-
-    fn state_fields(&self, args: StateFieldsArgs) -> Result<Vec<FieldRef>> {
-        let list = |name: &str, t: DataType| {
-            Arc::new(Field::new(
-                format_state_name(args.name, name),
-                DataType::new_list(t, true),
-                true,
-            ))
-        };
-        Ok(vec![
-            list("src", DataType::Int64),
-            list("dst", DataType::Int64),
-            list("weight", DataType::Float64),
-            list("ord", DataType::Int64),
-        ])
-    }
-
-    fn order_sensitivity(&self) -> AggregateOrderSensitivity {
-        AggregateOrderSensitivity::Insensitive
-    }
-}
-
-/// Keeps the group's edges; finds the path on `evaluate`.
-#[derive(Debug, Default)]
-struct PathAccumulator {
-    edges: Vec<Edge>,
-}
-
-impl PathAccumulator {
-    fn push(&mut self, columns: &[ArrayRef]) -> Result<()> {
-        let (Some(src), Some(dst), Some(weight), Some(ord)) = (
-            columns[0].as_primitive_opt::<Int64Type>(),
-            columns[1].as_primitive_opt::<Int64Type>(),
-            columns[2].as_primitive_opt::<Float64Type>(),
-            columns[3].as_primitive_opt::<Int64Type>(),
-        ) else {
-            return exec_err!(
-                "dag_longest_path expects (BIGINT, BIGINT, DOUBLE, BIGINT) arguments"
-            );
-        };
-        for i in 0..src.len() {
-            if src.is_null(i) || dst.is_null(i) || ord.is_null(i) {
-                continue;
-            }
-            self.edges.push(Edge {
+    fn evaluate(arguments: &[ArrayRef]) -> Result<Vec<ArrayRef>> {
+        let int = |i: usize| arguments[i].as_primitive::<Int64Type>();
+        let (src, dst, ord) = (int(0), int(1), int(3));
+        let weight = arguments[2].as_primitive::<Float64Type>();
+        let edges: Vec<Edge> = (0..src.len())
+            .filter(|&i| src.is_valid(i) && dst.is_valid(i) && ord.is_valid(i))
+            .map(|i| Edge {
                 src: src.value(i),
                 dst: dst.value(i),
-                weight: if weight.is_null(i) {
-                    1.0
-                } else {
+                weight: if weight.is_valid(i) {
                     weight.value(i)
+                } else {
+                    1.0
                 },
                 ord: ord.value(i),
-            });
-        }
-        Ok(())
-    }
-}
-
-impl Accumulator for PathAccumulator {
-    fn update_batch(&mut self, values: &[ArrayRef]) -> Result<()> {
-        self.push(values)
-    }
-
-    fn merge_batch(&mut self, states: &[ArrayRef]) -> Result<()> {
-        let lists: Vec<_> = states.iter().map(|s| s.as_list::<i32>()).collect();
-        for row in 0..lists[0].len() {
-            if lists.iter().any(|l| l.is_null(row)) {
-                continue;
-            }
-            let columns: Vec<ArrayRef> = lists.iter().map(|l| l.value(row)).collect();
-            self.push(&columns)?;
-        }
-        Ok(())
-    }
-
-    fn state(&mut self) -> Result<Vec<ScalarValue>> {
-        let list = |a: ArrayRef| SingleRowListArrayBuilder::new(a).build_list_scalar();
+            })
+            .collect();
+        let path =
+            dag_longest_path(&edges).map_err(|e| DataFusionError::Execution(e.to_string()))?;
         Ok(vec![
-            list(Arc::new(
-                self.edges.iter().map(|e| e.src).collect::<Int64Array>(),
-            )),
-            list(Arc::new(
-                self.edges.iter().map(|e| e.dst).collect::<Int64Array>(),
-            )),
-            list(Arc::new(
-                self.edges
-                    .iter()
-                    .map(|e| e.weight)
-                    .collect::<Float64Array>(),
-            )),
-            list(Arc::new(
-                self.edges.iter().map(|e| e.ord).collect::<Int64Array>(),
-            )),
-        ])
-    }
-
-    fn evaluate(&mut self) -> Result<ScalarValue> {
-        let path = match dag_longest_path(&self.edges) {
-            Ok(path) => path,
-            Err(e) => return exec_err!("{e}"),
-        };
-        let columns: Vec<ArrayRef> = vec![
             Arc::new((1..=path.len() as i64).collect::<Int64Array>()),
             Arc::new(path.iter().map(|e| e.src).collect::<Int64Array>()),
             Arc::new(path.iter().map(|e| e.dst).collect::<Int64Array>()),
             Arc::new(path.iter().map(|e| e.weight).collect::<Float64Array>()),
             Arc::new(path.iter().map(|e| e.ord).collect::<Int64Array>()),
-        ];
-        let rows: ArrayRef = Arc::new(StructArray::try_new(edge_fields(), columns, None)?);
-        Ok(SingleRowListArrayBuilder::new(rows).build_list_scalar())
-    }
-
-    fn size(&self) -> usize {
-        size_of_val(self) + self.edges.capacity() * size_of::<Edge>()
+        ])
     }
 }
 

@@ -14,10 +14,12 @@ pub mod compat;
 pub mod dag_longest_path;
 mod filter;
 pub mod histogram;
+pub mod interval_stack_walk;
 mod interval_state;
 pub mod intervals;
 pub mod json_get;
 pub mod json_object;
+mod kept_rows;
 pub mod kernel_stats;
 mod nested;
 pub mod np_round;
@@ -127,6 +129,11 @@ pub const FUNCTIONS: &[FunctionDoc] = &[
         usage: "dag_longest_path(src BIGINT, dst BIGINT, weight DOUBLE, ord BIGINT)",
         kind: "aggregate",
         returns: "LIST<STRUCT<step, src, dst, weight, ord>> the longest path of the graph of the edges, added in ord order, as networkx's dag_longest_path finds it (ties included); a cycle is an error",
+    },
+    FunctionDoc {
+        usage: "interval_stack_walk(uid BIGINT, ts DOUBLE, t_end DOUBLE)",
+        kind: "aggregate",
+        returns: "LIST<STRUCT<pos, is_start, uid, parent, depth>> one thread's events as HTA's call stack walks them: each start (its parent) and end (the event it leaves: the one on top of the stack)",
     },
     FunctionDoc {
         usage: "array_agg(value ORDER BY …)",
@@ -248,7 +255,8 @@ pub fn register_all(ctx: &SessionContext) {
     ctx.register_udaf(AggregateUDF::from(ordered_array_agg::OrderedArrayAgg::new()));
     ctx.register_udaf(AggregateUDF::from(uncovered_time::UncoveredTime::new()));
     ctx.register_udaf(AggregateUDF::from(histogram::Histogram::new()));
-    ctx.register_udaf(AggregateUDF::from(dag_longest_path::DagLongestPath::new()));
+    ctx.register_udaf(dag_longest_path::udaf());
+    ctx.register_udaf(interval_stack_walk::udaf());
     ctx.register_udaf(AggregateUDF::from(kernel_stats::KernelStatsUdaf::new()));
     ctx.register_udf(ScalarUDF::from(json_object::JsonObject::new()));
     for kind in [
