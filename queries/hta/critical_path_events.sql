@@ -1,6 +1,7 @@
 -- name: critical_path_events
 -- version: 1
 -- kind: view
+-- cluster: in process
 -- description: The events HTA's critical path analysis reads, per trace: those of one instance of an annotation (`hta.annotation`, `hta.instance`), with whether the graph has nodes for them.
 --
 -- The window is critical_path_window. Kept: the CPU events (stream -1)

@@ -1,6 +1,7 @@
 -- name: critical_path_frame
 -- version: 1
 -- kind: view
+-- cluster: in process
 -- description: hta_events with what HTA's critical path analysis reads besides: each event's stream and correlation as HTA writes them (-1: none), and its linked event (HTA's index_correlation).
 --
 -- HTA links a runtime call and the GPU work it launched by their

@@ -1,6 +1,7 @@
 -- name: critical_path_graph
 -- version: 1
 -- kind: view
+-- cluster: in process
 -- description: The graph of HTA's critical path analysis, per trace: its edges between the starts and ends of CPU operators, runtime calls and GPU kernels, with their weights, types and the events they are attributed to, in the order HTA adds them (which decides between paths of equal length).
 --
 -- The events are critical_path_events: one instance of an annotation
@@ -185,9 +186,14 @@ edges AS (
   UNION ALL SELECT * FROM kernel_edges
   UNION ALL SELECT * FROM sync_edges
   UNION ALL SELECT * FROM event_sync_edges
+),
+-- Numbered before the ranks are joined: DataFusion 55 sorted the join of the
+-- union by its branches' own orders and its plan check refused it.
+numbered AS (
+  SELECT e.*, CAST(row_number() OVER (PARTITION BY e.trace ORDER BY e.pass, e.k1, e.k2, e.k3) AS BIGINT) AS ord
+  FROM edges e
 )
-SELECT e.trace, r.rank,
-       CAST(row_number() OVER (PARTITION BY e.trace ORDER BY e.pass, e.k1, e.k2, e.k3) AS BIGINT) AS ord,
+SELECT e.trace, r.rank, e.ord,
        e.src_uid, e.src_start, e.src_ts, e.dst_uid, e.dst_start, e.dst_ts, e.type, e.weight, e.event_uid,
        -- An operator edge is the time of a CPU event but for a kernel's own.
        CASE
@@ -198,5 +204,5 @@ SELECT e.trace, r.rank,
          WHEN e.comm THEN 'gpu_communication_bound'
          ELSE 'gpu_compute_bound'
        END AS bound_by
-FROM edges e
+FROM numbered e
 JOIN ranks r ON r.trace = e.trace

@@ -1,6 +1,7 @@
 -- name: critical_path_kernels
 -- version: 1
 -- kind: view
+-- cluster: in process
 -- description: The GPU side of HTA's critical path graph, per trace: the GPU work and sync events of critical_path_events in HTA's order, each kernel with the previous one on its stream, its launch and whether the launch found the stream's queue empty.
 --
 -- Order: by start, a cuda_sync event by its end (then by uid). The queue

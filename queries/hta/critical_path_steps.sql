@@ -1,6 +1,7 @@
 -- name: critical_path_steps
 -- version: 1
 -- kind: view
+-- cluster: in process
 -- description: HTA's critical path, per trace: the edges of critical_path_graph on the longest path from its first node to its last, in path order (networkx's dag_longest_path, ties broken as HTA's graph breaks them).
 --
 -- The path is the longest in µs, negative weights counting as 0;

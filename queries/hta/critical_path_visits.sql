@@ -1,6 +1,7 @@
 -- name: critical_path_visits
 -- version: 1
 -- kind: view
+-- cluster: in process
 -- description: HTA's walk of its call stacks for the critical path, per trace and thread: each entry into and exit from an event that has graph nodes, in walk order, with the event's parent.
 --
 -- A thread (pid, thread of critical_path_events) has a call stack when none

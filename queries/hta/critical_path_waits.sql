@@ -1,6 +1,7 @@
 -- name: critical_path_waits
 -- version: 1
 -- kind: view
+-- cluster: in process
 -- description: CUDA event waits for HTA's critical path, per trace: each Event Sync (the host waits for a CUDA event) and Stream Wait Event (a stream waits for one), with the GPU work it waits for and, for a stream, the work that waits.
 --
 -- A wait names the cudaEventRecord of its event (args

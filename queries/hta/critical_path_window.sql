@@ -1,6 +1,7 @@
 -- name: critical_path_window
 -- version: 1
 -- kind: view
+-- cluster: in process
 -- description: The span HTA's critical path analysis covers, per trace: one instance of an annotation (`--param hta.annotation=NAME`, `--param hta.instance=N`).
 --
 -- The instance is the `hta.instance`-th event (default 0, counted in trace

@@ -62,19 +62,33 @@ depths AS (
                              ROWS UNBOUNDED PRECEDING) AS depth
   FROM cuts
 ),
-opened AS (
-  -- The op an instant is in: the last op start at the same depth before it.
-  -- The outermost: the last start at depth 1.
-  SELECT trace, uid, step,
-         last_value(CASE WHEN step = 1 THEN uid END) IGNORE NULLS
+starts AS (
+  -- Numbers the op starts of each depth, and those at depth 1, in time order:
+  -- a row's number is that of the last start at or before it. (Not
+  -- last_value IGNORE NULLS: a cluster's plans lose IGNORE NULLS.)
+  SELECT *,
+         sum(CASE WHEN step = 1 THEN 1 ELSE 0 END)
            OVER (PARTITION BY trace, pid, tid, depth ORDER BY ts, step, within, uid
-                 ROWS UNBOUNDED PRECEDING) AS op_uid,
-         last_value(CASE WHEN step = 1 AND depth = 1 THEN uid END) IGNORE NULLS
+                 ROWS UNBOUNDED PRECEDING) AS op_no,
+         sum(CASE WHEN step = 1 AND depth = 1 THEN 1 ELSE 0 END)
            OVER (PARTITION BY trace, pid, tid ORDER BY ts, step, within, uid
-                 ROWS UNBOUNDED PRECEDING) AS top_uid,
-         depth
+                 ROWS UNBOUNDED PRECEDING) AS top_no
   FROM depths
   WHERE step <> 0
+),
+opened AS (
+  -- The op an instant is in: the last op start at the same depth before it
+  -- (the first row of its number). The outermost: the last start at depth 1.
+  SELECT trace, uid, step, depth,
+         CASE WHEN op_no > 0 THEN
+           first_value(uid) OVER (PARTITION BY trace, pid, tid, depth, op_no
+                                  ORDER BY ts, step, within, uid ROWS UNBOUNDED PRECEDING)
+         END AS op_uid,
+         CASE WHEN top_no > 0 THEN
+           first_value(uid) OVER (PARTITION BY trace, pid, tid, top_no
+                                  ORDER BY ts, step, within, uid ROWS UNBOUNDED PRECEDING)
+         END AS top_uid
+  FROM starts
 ),
 placed AS (
   SELECT i.*, CASE WHEN o.depth > 0 THEN o.op_uid END AS op_uid,

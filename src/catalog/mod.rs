@@ -76,7 +76,9 @@ pub struct Query {
     pub kind: QueryKind,
     pub description: String,
     pub params: Vec<String>,
-    /// Extra header fields (`-- key: value`) a kind may use, e.g. `order`.
+    /// Extra header fields (`-- key: value`) a kind may use, e.g. `order`,
+    /// `runs: on request` (a report) or `cluster: in process` (a view a
+    /// cluster client computes itself, `engine::views`).
     pub extra: BTreeMap<String, String>,
     /// The SQL after the header.
     pub sql: String,

@@ -63,6 +63,9 @@ struct ViewDefinition {
     sql: String,
     /// Where the SQL came from, for error messages.
     origin: String,
+    /// `-- cluster: in process`: on a cluster, computed once in this process
+    /// and its rows shipped with the plans that read it (see [`LazyView::plan`]).
+    in_process: bool,
 }
 
 impl CatalogSchema {
@@ -87,6 +90,7 @@ impl CatalogSchema {
                     name: q.name.clone(),
                     sql: q.sql.clone(),
                     origin: q.origin.to_string(),
+                    in_process: q.extra.get("cluster").is_some_and(|v| v == "in process"),
                 };
                 (q.name.clone(), Arc::new(ViewSlot::new(definition)))
             })
@@ -208,12 +212,13 @@ impl SchemaProvider for CatalogSchema {
         };
         let view = self.view(&slot).await?;
         // A recursive query cannot be split into a cluster's stages (its work
-        // table lives in one process): such a view is computed once, here, and
-        // its rows travel with the plans that read it.
+        // table lives in one process), and a view marked `-- cluster: in
+        // process` is not worth splitting: such a view is computed once, here,
+        // and its rows travel with the plans that read it.
         if !self.inline.load(std::sync::atomic::Ordering::Relaxed) {
             return Ok(Some(view));
         }
-        if view.recursive {
+        if view.in_process {
             let rows = view.rows(&self.session()?).await?;
             return Ok(Some(rows));
         }
@@ -252,14 +257,16 @@ pub struct LazyView {
     reads: Vec<String>,
     rows: OnceCell<Arc<MemTable>>,
     origin: String,
-    /// Whether the SQL is a recursive query (`WITH RECURSIVE`) in a session
-    /// whose plans run on a cluster: computed in this process instead.
-    recursive: bool,
+    /// Whether, in a session whose plans run on a cluster, the view is
+    /// computed in this process instead: a recursive query (`WITH RECURSIVE`),
+    /// or a view marked `-- cluster: in process`.
+    in_process: bool,
 }
 
 impl LazyView {
-    /// Plans the view; `for_cluster`: a recursive view is computed in this
-    /// process, not on the cluster (see `CatalogSchema::table`).
+    /// Plans the view; `for_cluster`: a recursive view, or one marked
+    /// `-- cluster: in process`, is computed in this process, not on the
+    /// cluster (see `CatalogSchema::table`).
     async fn plan(
         definition: &ViewDefinition,
         state: SessionState,
@@ -296,7 +303,7 @@ impl LazyView {
             reads,
             rows: OnceCell::new(),
             origin: format!("view {} ({})", definition.name, definition.origin),
-            recursive: for_cluster && is_recursive(&definition.sql),
+            in_process: for_cluster && (definition.in_process || is_recursive(&definition.sql)),
         })
     }
 
@@ -309,7 +316,7 @@ impl LazyView {
                 let physical = {
                     let _timing =
                         crate::timing::Phase::start(&format!("  optimize {}", self.origin));
-                    if self.recursive {
+                    if self.in_process {
                         in_process(state)?.create_physical_plan(&self.plan).await?
                     } else {
                         state.create_physical_plan(&self.plan).await?

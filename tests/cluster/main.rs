@@ -40,12 +40,21 @@ struct Cluster {
 }
 
 impl Cluster {
+    /// A cluster whose scheduler gives up on a silent executor after 60 s:
+    /// on a loaded two-core machine heartbeats can lag several seconds (the
+    /// client computes the critical path's views in process meanwhile), and
+    /// a scheduler that drops its executors leaves a query waiting.
     fn start() -> Cluster {
-        Cluster::start_with(None)
+        Cluster::start_with(None, 60)
+    }
+
+    /// One that notices a killed executor after 6 s.
+    fn start_impatient() -> Cluster {
+        Cluster::start_with(None, 6)
     }
 
     /// A cluster whose servers run with `--tls tls` when given.
-    fn start_with(tls: Option<&Path>) -> Cluster {
+    fn start_with(tls: Option<&Path>, executor_timeout: u32) -> Cluster {
         let port = free_port();
         let url = format!("df://127.0.0.1:{port}");
         let tls = tls.map(|t| path(t).to_string());
@@ -68,9 +77,9 @@ impl Cluster {
             "--port".into(),
             port.to_string(),
             "--executor-timeout".into(),
-            "6".into(),
+            executor_timeout.to_string(),
             "--max-lifetime".into(),
-            "600".into(),
+            "1500".into(),
         ]);
         let executors = (0..2)
             .map(|_| {
@@ -86,7 +95,7 @@ impl Cluster {
                     "--slots".into(),
                     "2".into(),
                     "--max-lifetime".into(),
-                    "600".into(),
+                    "1500".into(),
                 ])
             })
             .collect();
@@ -116,12 +125,18 @@ impl Cluster {
     }
 
     fn run(&self, args: &[&str]) -> Output {
+        self.run_within(args, Duration::from_secs(300))
+    }
+
+    /// `run` with its own bound: the whole catalog over the dataset takes a
+    /// few minutes on a cluster of a debug build, more on a loaded machine.
+    fn run_within(&self, args: &[&str], limit: Duration) -> Output {
         let mut all = vec!["--cluster", self.url.as_str()];
         if let Some(tls) = &self.tls {
             all.extend(["--tls", tls.as_str()]);
         }
         all.extend_from_slice(args);
-        run_bounded(&all, Duration::from_secs(300))
+        run_bounded(&all, limit)
     }
 }
 
@@ -324,14 +339,17 @@ fn the_catalog_runs_on_the_cluster_as_it_does_locally() {
         "local reports",
     );
     ok(
-        cluster.run(&[
-            "report",
-            path(&data),
-            "--only",
-            &only,
-            "--out",
-            path(&remote_dir),
-        ]),
+        cluster.run_within(
+            &[
+                "report",
+                path(&data),
+                "--only",
+                &only,
+                "--out",
+                path(&remote_dir),
+            ],
+            Duration::from_secs(900),
+        ),
         "cluster reports",
     );
     let (local, remote) = (csv_files(&local_dir), csv_files(&remote_dir));
@@ -391,7 +409,7 @@ fn an_executor_killed_mid_query_gives_an_error_or_the_right_answer() {
     let _one = one_cluster();
     let dir = tempfile::tempdir().unwrap();
     let data = dataset(dir.path());
-    let mut cluster = Cluster::start();
+    let mut cluster = Cluster::start_impatient();
     cluster.wait_ready(&data);
     let args = [
         "report",
@@ -484,7 +502,7 @@ fn with_tls_only_holders_of_the_cluster_certificates_get_in() {
     );
     assert_eq!(twice.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&twice.stderr).contains("already there"));
-    let cluster = Cluster::start_with(Some(&tls));
+    let cluster = Cluster::start_with(Some(&tls), 60);
     cluster.wait_ready(&data);
 
     // Over TLS, the same answers as locally; the grouping crosses executors

@@ -39,6 +39,34 @@ fn every_shipped_query_has_a_complete_header() {
     }
 }
 
+/// A cluster's plans travel as protobuf, which drops a window function's
+/// IGNORE NULLS: the query would run there and give other rows. Only a view
+/// computed in the client (`-- cluster: in process`) may use it.
+#[test]
+fn shipped_queries_use_ignore_nulls_only_in_process() {
+    let catalog = Catalog::builtin().expect("shipped queries parse");
+    let mut users = Vec::new();
+    for q in catalog.iter() {
+        let code: String = q
+            .sql
+            .lines()
+            .map(|l| l.split("--").next().unwrap_or(""))
+            .collect::<Vec<_>>()
+            .join("\n")
+            .to_ascii_uppercase();
+        if code.contains("IGNORE NULLS") {
+            users.push(q.name.clone());
+            assert_eq!(
+                q.extra.get("cluster").map(String::as_str),
+                Some("in process"),
+                "{} uses IGNORE NULLS",
+                q.name
+            );
+        }
+    }
+    assert_eq!(users, ["critical_path_waits"]);
+}
+
 #[tokio::test]
 async fn every_shipped_query_runs_on_fixtures() {
     for fixture_file in ["basic_linear.json", "nccl_graph.json", "gpu_only.json"] {

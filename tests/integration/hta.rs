@@ -721,6 +721,77 @@ fn hta_reports_run_on_request() {
     assert!(unknown.stderr.contains("hta.compat"), "{}", unknown.stderr);
 }
 
+/// Every HTA report gives over a dataset of several traces what it gives over
+/// each trace file: the dataset's tables hold all the traces at once, and plans
+/// over them differ (the critical path's did not pass DataFusion's plan check).
+#[test]
+fn hta_reports_agree_between_a_dataset_and_its_traces() {
+    let reports: Vec<String> = std::fs::read_dir(package_path("queries/hta"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            std::fs::read_to_string(p)
+                .unwrap()
+                .contains("\n-- kind: report\n")
+        })
+        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert!(reports.len() >= 15, "{reports:?}");
+    let only = reports.join(",");
+    let traces: Vec<String> = [
+        "basic_linear.json",
+        "critical_path.json",
+        "nccl_graph.json",
+        "memory_step.json",
+    ]
+    .iter()
+    .map(|f| crate::util::fixture(f))
+    .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    tracesql()
+        .args(["export", "--parquet"])
+        .arg(&data)
+        .args(&traces)
+        .ok();
+    let sections = |out: String| -> Vec<String> {
+        let mut parts: Vec<String> = out
+            .split("== ")
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .collect();
+        parts.sort();
+        parts
+    };
+    let mut direct = Vec::new();
+    for trace in &traces {
+        direct.extend(sections(
+            tracesql()
+                .args(["report", trace, "--only", &only, "--format", "csv"])
+                .ok(),
+        ));
+    }
+    direct.sort();
+    let from_data = sections(
+        tracesql()
+            .arg("report")
+            .arg(&data)
+            .args(["--only", &only, "--format", "csv"])
+            .ok(),
+    );
+    assert!(
+        direct
+            .iter()
+            .any(|s| s.starts_with("critical_path: critical_path ")),
+        "{direct:?}"
+    );
+    assert_eq!(direct.len(), from_data.len());
+    for (a, b) in direct.iter().zip(&from_data) {
+        assert_eq!(a, b);
+    }
+}
+
 /// HTA's consecutive-kernel threshold is a parameter: at 0 µs no gap is
 /// kernel wait; the gaps move to other, and the stream's idle time is kept.
 #[test]
@@ -1080,6 +1151,109 @@ fn frequent_cuda_kernel_sequences_answers_where_hta_raises() {
 #[test]
 fn cuda_kernel_launch_stats_matches_hta() {
     assert_eq!(check_all("cuda_kernel_launch_stats"), Vec::<String>::new());
+}
+
+/// The outliers are the launch statistics' rows that pass HTA's cut-offs,
+/// each kind worst first, with the kernel and the call named; the cut-offs
+/// are parameters.
+#[test]
+fn cuda_kernel_launch_outliers_are_the_stats_past_the_cutoffs() {
+    let traces: Vec<String> = [
+        "basic_linear.json",
+        "nccl_graph.json",
+        "conformance/integer_times.json",
+    ]
+    .iter()
+    .map(|f| crate::util::fixture(f))
+    .collect();
+    let num = |s: &str| s.parse::<f64>().unwrap_or_else(|_| panic!("{s}"));
+    for (runtime, delay) in [(50.0, 100.0), (15.0, 5.0)] {
+        let params = [
+            format!("hta.runtime_cutoff={runtime}"),
+            format!("hta.launch_delay_cutoff={delay}"),
+        ];
+        let params: Vec<&str> = params.iter().map(String::as_str).collect();
+        for trace in &traces {
+            let one = [trace.clone()];
+            let (_, stats) = report_rows("cuda_kernel_launch_stats", &one, &[]);
+            // correlation, cpu_duration, gpu_duration, launch_delay, rank
+            let mut expected = Vec::new();
+            for r in &stats {
+                let (cpu, gpu, wait) = (num(&r[1]), num(&r[2]), num(&r[3]));
+                let row = |kind: &str| {
+                    vec![
+                        r[4].clone(),
+                        kind.to_string(),
+                        r[0].clone(),
+                        r[1].clone(),
+                        r[2].clone(),
+                        r[3].clone(),
+                    ]
+                };
+                if cpu <= runtime && gpu < cpu {
+                    expected.push(row("short_kernel"));
+                }
+                if cpu > runtime {
+                    expected.push(row("runtime_outlier"));
+                }
+                if wait > delay {
+                    expected.push(row("launch_delay_outlier"));
+                }
+            }
+            let (header, rows) = report_rows("cuda_kernel_launch_outliers", &one, &params);
+            assert_eq!(
+                header,
+                [
+                    "rank",
+                    "kind",
+                    "correlation",
+                    "launch",
+                    "kernel",
+                    "cpu_duration",
+                    "gpu_duration",
+                    "launch_delay"
+                ]
+            );
+            let mut got: Vec<Vec<String>> = rows
+                .iter()
+                .map(|r| {
+                    vec![
+                        r[0].clone(),
+                        r[1].clone(),
+                        r[2].clone(),
+                        r[5].clone(),
+                        r[6].clone(),
+                        r[7].clone(),
+                    ]
+                })
+                .collect();
+            for r in &rows {
+                assert!(!r[3].is_empty() && !r[4].is_empty(), "unnamed: {r:?}");
+            }
+            // Worst first within a kind.
+            let badness = |r: &Vec<String>| match r[1].as_str() {
+                "short_kernel" => num(&r[5]) - num(&r[6]),
+                "runtime_outlier" => num(&r[5]),
+                _ => num(&r[7]),
+            };
+            for w in rows.windows(2) {
+                if w[0][1] == w[1][1] {
+                    assert!(badness(&w[0]) >= badness(&w[1]), "{w:?}");
+                }
+            }
+            got.sort();
+            expected.sort();
+            assert_eq!(got, expected, "{trace} at {runtime}/{delay}");
+            if runtime == 15.0 && !trace.contains("integer_times") {
+                for kind in ["short_kernel", "runtime_outlier", "launch_delay_outlier"] {
+                    assert!(
+                        got.iter().any(|r| r[1] == kind),
+                        "{trace}: no {kind} at {runtime}/{delay}: {stats:?}"
+                    );
+                }
+            }
+        }
+    }
 }
 
 #[test]
