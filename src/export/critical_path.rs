@@ -16,6 +16,7 @@
 //! in path order, and an event without `args` gets some (HTA fails). The file
 //! is written under a temporary name and renamed into place once complete.
 
+use std::borrow::Cow;
 use std::path::Path;
 
 use datafusion::arrow::array::{Array, AsArray};
@@ -99,8 +100,23 @@ struct Head<'a> {
 
 /// `document` (a Kineto trace's JSON) with `path` overlaid (see the module docs).
 pub fn overlay(document: &[u8], path: &[PathEdge]) -> Result<(Vec<u8>, Overlay), Error> {
-    let bad = |e: serde_json::Error| Error::Usage(format!("an event is not a JSON object: {e}"));
     let document = TraceDocument::parse(document).map_err(Error::Usage)?;
+    let (events, counts) = overlaid_events(&document, path)?;
+    let mut out = Vec::new();
+    document
+        .write(&mut out, events.iter().map(|e| e.as_ref()))
+        .map_err(|e| Error::Output(e.to_string()))?;
+    Ok((out, counts))
+}
+
+/// The events of `document` with `path` overlaid, in the order they are
+/// written: those kept borrow the document's text, the marked ones and the
+/// flows are new.
+fn overlaid_events<'a>(
+    document: &'a TraceDocument,
+    path: &[PathEdge],
+) -> Result<(Vec<Cow<'a, str>>, Overlay), Error> {
+    let bad = |e: serde_json::Error| Error::Usage(format!("an event is not a JSON object: {e}"));
     let events = &document.events;
     let on_path: std::collections::BTreeSet<usize> = path
         .iter()
@@ -151,10 +167,12 @@ pub fn overlay(document: &[u8], path: &[PathEdge]) -> Result<(Vec<u8>, Overlay),
             if ph == "f" {
                 flow["bp"] = json!("e");
             }
-            flows.push(serde_json::to_string(&flow).map_err(Error::query)?);
+            flows.push(Cow::Owned(
+                serde_json::to_string(&flow).map_err(Error::query)?,
+            ));
         }
     }
-    let mut kept: Vec<String> = Vec::with_capacity(events.len() + flows.len());
+    let mut kept: Vec<Cow<'a, str>> = Vec::with_capacity(events.len() + flows.len());
     let mut critical_events = 0;
     for (i, raw) in events.iter().enumerate() {
         if on_path.contains(&i) {
@@ -165,7 +183,9 @@ pub fn overlay(document: &[u8], path: &[PathEdge]) -> Result<(Vec<u8>, Overlay),
             if let Value::Object(args) = args {
                 args.insert("critical".into(), json!(1));
             }
-            kept.push(serde_json::to_string(&event).map_err(Error::query)?);
+            kept.push(Cow::Owned(
+                serde_json::to_string(&event).map_err(Error::query)?,
+            ));
             critical_events += 1;
             continue;
         }
@@ -176,7 +196,7 @@ pub fn overlay(document: &[u8], path: &[PathEdge]) -> Result<(Vec<u8>, Overlay),
             Some("user_annotation" | "python_function")
         );
         if !complete || shown {
-            kept.push(raw.get().to_string());
+            kept.push(Cow::Borrowed(raw.get()));
         }
     }
     let counts = Overlay {
@@ -185,23 +205,24 @@ pub fn overlay(document: &[u8], path: &[PathEdge]) -> Result<(Vec<u8>, Overlay),
         events: kept.len() + flows.len(),
     };
     kept.extend(flows);
-    let mut out = Vec::new();
-    document
-        .write(&mut out, kept.iter().map(String::as_str))
-        .map_err(|e| Error::Output(e.to_string()))?;
-    Ok((out, counts))
+    Ok((kept, counts))
 }
 
 /// Writes the trace at `source` with the critical path of the session's trace
 /// overlaid to `target` (gzip when its name ends in `.gz`), atomically.
 pub async fn write_overlay(engine: &Engine, source: &str, target: &Path) -> Result<Overlay, Error> {
     let path = path_edges(engine).await?;
-    let document = crate::ingest::read_document(source)?;
-    let (bytes, counts) = overlay(&document, &path).map_err(|e| match e {
-        Error::Usage(why) => Error::Usage(format!("{source}: {why}")),
+    let bytes = crate::ingest::read_document(source)?;
+    let in_source = |why: String| Error::Usage(format!("{source}: {why}"));
+    let document = TraceDocument::parse(&bytes).map_err(in_source)?;
+    let (events, counts) = overlaid_events(&document, &path).map_err(|e| match e {
+        Error::Usage(why) => in_source(why),
         e => e,
     })?;
-    write_trace_file(target, |out| out.write_all(&bytes))?;
+    // Streamed to the file, not built in memory first.
+    write_trace_file(target, |out| {
+        document.write(out, events.iter().map(|e| e.as_ref()))
+    })?;
     Ok(counts)
 }
 
