@@ -142,7 +142,6 @@ impl ScalarUDFImpl for JsonGet {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use datafusion::prelude::SessionContext;
 
     async fn one(sql: &str) -> String {
