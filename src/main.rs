@@ -59,7 +59,8 @@ struct Cli {
     /// same): what TraceLens's reports take as options, e.g.
     /// pftrace.include_nonlaunch_apis=true, and HTA's parameters, e.g.
     /// hta.compat=true. Queries read them as setting('NAME', default); a name
-    /// no query reads is an error that lists the known ones.
+    /// no query reads is an error that lists the known ones. The prefix may be
+    /// left out where the rest is unambiguous (instance=1 is hta.instance=1).
     #[arg(
         long = "set",
         visible_alias = "param",
@@ -565,7 +566,7 @@ fn run(cli: Cli) -> Result<(), Error> {
     }
     .map_err(|e| Error::Usage(e.to_string()))?;
     catalog
-        .check_setting_names(cli.settings.iter().map(|(name, _)| name))
+        .resolve_settings(cli.settings.iter().cloned())
         .map_err(Error::Usage)?;
     read_session_options(&cli)?;
     let command = cli.command.unwrap_or(Command::Repl { traces: cli.traces });

@@ -212,20 +212,44 @@ impl Catalog {
             .collect()
     }
 
-    /// `Err` naming the first of `names` no query reads, with the ones they
-    /// read: a mistyped option would else change nothing, silently.
-    pub fn check_setting_names<'a>(
-        &self,
-        mut names: impl Iterator<Item = &'a String>,
-    ) -> Result<(), String> {
+    /// The full name of the setting `name` stands for: itself when a query
+    /// reads it, else the one setting it ends (`instance` is `hta.instance`).
+    /// `Err` for a name no query reads, listing the ones they read (a mistyped
+    /// option would else change nothing, silently), or one that ends several.
+    pub fn resolve_setting_name(&self, name: &str) -> Result<String, String> {
         let known = self.setting_names();
-        match names.find(|n| !known.contains(*n)) {
-            None => Ok(()),
-            Some(unknown) => Err(format!(
-                "unknown setting '{unknown}' (the queries read: {})",
+        if known.contains(name) {
+            return Ok(name.to_string());
+        }
+        let suffix = format!(".{name}");
+        let ending: Vec<&String> = known.iter().filter(|k| k.ends_with(&suffix)).collect();
+        match ending.as_slice() {
+            [one] => Ok(one.to_string()),
+            [] => Err(format!(
+                "unknown setting '{name}' (the queries read: {})",
                 known.into_iter().collect::<Vec<_>>().join(", ")
             )),
+            several => Err(format!(
+                "setting '{name}' is ambiguous: give one of {}",
+                several
+                    .iter()
+                    .map(|k| k.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
         }
+    }
+
+    /// `values` under their full names ([`resolve_setting_name`](Self::resolve_setting_name));
+    /// a name given twice keeps its last value.
+    pub fn resolve_settings(
+        &self,
+        values: impl IntoIterator<Item = (String, String)>,
+    ) -> Result<BTreeMap<String, String>, String> {
+        values
+            .into_iter()
+            .map(|(name, value)| Ok((self.resolve_setting_name(&name)?, value)))
+            .collect()
     }
 
     /// Queries of one kind, in their `order` header (then name) order.
@@ -256,4 +280,58 @@ fn collect_sql_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> 
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A setting is named in full or by what follows its namespace, when
+    /// only one setting ends that way; anything else is an error that says
+    /// which names there are.
+    #[test]
+    fn settings_resolve_by_full_or_unambiguous_short_name() {
+        let mut catalog = Catalog::builtin().unwrap();
+        let resolve = |catalog: &Catalog, name: &str| catalog.resolve_setting_name(name);
+        assert_eq!(resolve(&catalog, "hta.instance"), Ok("hta.instance".into()));
+        assert_eq!(resolve(&catalog, "instance"), Ok("hta.instance".into()));
+        assert_eq!(
+            resolve(&catalog, "min_event_ns"),
+            Ok("pftrace.min_event_ns".into())
+        );
+        let unknown = resolve(&catalog, "stance").unwrap_err();
+        assert!(unknown.starts_with("unknown setting 'stance'"), "{unknown}");
+        assert!(unknown.contains("hta.instance"), "{unknown}");
+
+        let text =
+            "-- name: mine\n-- version: 1\n-- kind: report\n-- description: reads an option\n\
+                    SELECT setting('mine.instance', '0') AS i";
+        let mine = parse_query(text, Origin::User("mine.sql".into())).unwrap();
+        catalog.insert(mine);
+        let ambiguous = resolve(&catalog, "instance").unwrap_err();
+        assert_eq!(
+            ambiguous,
+            "setting 'instance' is ambiguous: give one of hta.instance, mine.instance"
+        );
+        assert_eq!(
+            resolve(&catalog, "mine.instance"),
+            Ok("mine.instance".into())
+        );
+
+        let given = |pairs: &[(&str, &str)]| {
+            catalog.resolve_settings(pairs.iter().map(|(n, v)| (n.to_string(), v.to_string())))
+        };
+        assert_eq!(
+            given(&[
+                ("hta.instance", "1"),
+                ("annotation", "Step"),
+                ("hta.instance", "2")
+            ]),
+            Ok(BTreeMap::from([
+                ("hta.annotation".to_string(), "Step".to_string()),
+                ("hta.instance".to_string(), "2".to_string()),
+            ]))
+        );
+        assert!(given(&[("annotation", "Step"), ("instance", "1")]).is_err());
+    }
 }

@@ -272,17 +272,46 @@ impl Engine {
     }
 
     /// Sets the report options (`--set name=value`) that queries read with
-    /// `setting(name, default)`. A name no query of the catalog asks for is an
-    /// error naming the ones that are asked for: a typo would else change
-    /// nothing, silently.
+    /// `setting(name, default)`, replacing those set before. A name may be
+    /// given without its prefix where that is unambiguous (`instance` for
+    /// `hta.instance`). A name no query of the catalog asks for is an error
+    /// naming the ones that are asked for: a typo would else change nothing,
+    /// silently. Views computed under the old values are computed again.
     pub fn set_settings(&self, values: BTreeMap<String, String>) -> Result<(), String> {
-        self.catalog.check_setting_names(values.keys())?;
+        let values = self.catalog.resolve_settings(values)?;
         tracesql_udfs::setting::register(&self.ctx, values.clone());
         *self
             .settings
             .write()
             .unwrap_or_else(|poisoned| poisoned.into_inner()) = values;
+        // The planner folds setting() to a constant: plans and rows made
+        // under the old values are stale.
+        self.set_views();
         Ok(())
+    }
+
+    /// Sets one report option, keeping the others (`SET hta.instance = 1` in
+    /// the REPL); returns its full name.
+    pub fn set_setting(&self, name: &str, value: &str) -> Result<String, String> {
+        let name = self.catalog.resolve_setting_name(name)?;
+        let mut values = self.settings();
+        values.insert(name.clone(), value.to_string());
+        self.set_settings(values)?;
+        Ok(name)
+    }
+
+    /// Whether `SET name = ...` is meant for a report option rather than
+    /// DataFusion's configuration: a known option (full or short name), a
+    /// name without a namespace (DataFusion's all have one), or one in a
+    /// namespace of the options (`hta.`, `pftrace.`): so that a typo gets our
+    /// error, which lists the options, rather than DataFusion's.
+    pub fn is_setting(&self, name: &str) -> bool {
+        let Some((namespace, _)) = name.split_once('.') else {
+            return true;
+        };
+        self.catalog.setting_names().iter().any(|known| {
+            known == name || known.split_once('.').is_some_and(|(ns, _)| ns == namespace)
+        })
     }
 
     /// The report options given with `--set`.
@@ -767,6 +796,19 @@ pub fn platform_set_by(statement: &datafusion::sql::parser::Statement) -> Option
     is_set(statement)
         .then(|| platform::parse_set_platform(&statement.to_string()))
         .flatten()
+}
+
+/// The report option and value a `SET NAME = VALUE` statement gives, when
+/// NAME is one of `engine`'s settings (`hta.instance`, or `instance` where
+/// unambiguous); None for any other statement, DataFusion's SETs included.
+pub fn setting_set_by(
+    engine: &Engine,
+    statement: &datafusion::sql::parser::Statement,
+) -> Option<(String, String)> {
+    is_set(statement)
+        .then(|| platform::parse_set(&statement.to_string()))
+        .flatten()
+        .filter(|(name, _)| !name.eq_ignore_ascii_case("platform") && engine.is_setting(name))
 }
 
 /// Whether a parsed statement is a `SET ...`.

@@ -242,28 +242,32 @@ pub fn meta_value(trace_meta: &RecordBatch, key: &str) -> Option<String> {
 /// `SET platform = 'MI300X'` (or `SET platform TO MI300X`; `'none'` clears): the
 /// platform name it sets, if `sql` is that statement.
 pub fn parse_set_platform(sql: &str) -> Option<Option<String>> {
+    let (name, value) = parse_set(sql)?;
+    name.eq_ignore_ascii_case("platform")
+        .then(|| (!value.eq_ignore_ascii_case("none")).then_some(value))
+}
+
+/// `SET name = value` (or `SET name TO value`, quotes around the value
+/// optional): the name and the unquoted value, if `sql` is such a statement.
+pub fn parse_set(sql: &str) -> Option<(String, String)> {
     let s = sql.trim().trim_end_matches(';').trim();
     let rest = s
         .get(..3)
         .filter(|p| p.eq_ignore_ascii_case("set"))
-        .map(|_| s[3..].trim_start())?;
-    let rest = rest
-        .get(..8)
-        .filter(|p| p.eq_ignore_ascii_case("platform"))
-        .map(|_| rest[8..].trim_start())?;
-    let value = rest
-        .strip_prefix('=')
-        .or_else(|| {
-            rest.get(..2)
-                .filter(|p| p.eq_ignore_ascii_case("to"))
-                .map(|_| &rest[2..])
-        })?
-        .trim()
-        .trim_matches(|c| c == '\'' || c == '"');
-    if value.is_empty() {
-        return None;
-    }
-    Some((!value.eq_ignore_ascii_case("none")).then(|| value.to_string()))
+        .map(|_| &s[3..])
+        .filter(|r| r.starts_with(char::is_whitespace))?
+        .trim_start();
+    let name_end = rest.find(|c: char| c.is_whitespace() || c == '=')?;
+    let (name, after) = (&rest[..name_end], rest[name_end..].trim_start());
+    let value = after.strip_prefix('=').or_else(|| {
+        after
+            .get(..2)
+            .filter(|p| p.eq_ignore_ascii_case("to"))
+            .map(|_| &after[2..])
+            .filter(|v| v.starts_with(|c: char| c.is_whitespace() || c == '\'' || c == '"'))
+    })?;
+    let value = value.trim().trim_matches(|c| c == '\'' || c == '"');
+    (!name.is_empty() && !value.is_empty()).then(|| (name.to_string(), value.to_string()))
 }
 
 #[cfg(test)]
@@ -283,5 +287,23 @@ mod tests {
         assert_eq!(parse_set_platform("SET platform = none"), Some(None));
         assert_eq!(parse_set_platform("SET datafusion.x = 1"), None);
         assert_eq!(parse_set_platform("SELECT 1"), None);
+        assert_eq!(parse_set_platform("SET platformx = 'H100'"), None);
+    }
+
+    #[test]
+    fn set_statements() {
+        let set = |name: &str, value: &str| Some((name.to_string(), value.to_string()));
+        assert_eq!(parse_set("SET hta.instance = 1"), set("hta.instance", "1"));
+        assert_eq!(parse_set("set instance=2;"), set("instance", "2"));
+        assert_eq!(
+            parse_set("SET hta.annotation TO 'ProfilerStep'"),
+            set("hta.annotation", "ProfilerStep")
+        );
+        assert_eq!(parse_set("SET hta.x TO\"a b\""), set("hta.x", "a b"));
+        assert_eq!(parse_set("SETx = 1"), None);
+        assert_eq!(parse_set("SET x"), None);
+        assert_eq!(parse_set("SET x = ''"), None);
+        assert_eq!(parse_set("SET x toy"), None);
+        assert_eq!(parse_set("SELECT 1"), None);
     }
 }

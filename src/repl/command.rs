@@ -80,7 +80,7 @@ impl Command {
             Command::Tables => (".tables", "Tables, views, categories and functions, with row counts of the tables."),
             Command::Schema(_) => (".schema [TABLE]", "Columns of TABLE (a table, view or drill-down function) with their meaning; all tables when omitted."),
             Command::Load { .. } => (".load PATH [AS NAME]", "Load another trace (or a `tracesql export --parquet` directory) beside the others; NAME sets its `trace` column (default: the file name)."),
-            Command::Run { .. } => (".run QUERY [KEY=VALUE ...]", "Run a report, rule, category or view of the catalog by name; KEY=VALUE binds its $KEY parameters (.platform sets $platform)."),
+            Command::Run { .. } => (".run QUERY [KEY=VALUE ...]", "Run a report, rule, category or view of the catalog by name; KEY=VALUE binds its $KEY parameters (.platform sets $platform) or sets a report option for this run (instance=1 for hta.instance; SET hta.instance = 1 sets it for the session)."),
             Command::Queries => (".queries", "The query catalog: name, kind, version, parameters, description."),
             Command::Platform(_) => (".platform [NAME|none]", "Set (or show) the GPU platform perf reports and roofline columns use (peak FLOPS, bandwidth; see the platforms table). Same as SET platform = 'NAME'."),
             Command::Format(_) => (".format [table|csv|json|md]", "Set (or show) how results print; csv and json print every row and every full value."),

@@ -17,7 +17,7 @@ use datafusion::sql::parser::DFParser;
 use super::command::{help_batch, Command};
 use super::helper::{statement_complete, Names};
 use crate::catalog::QueryKind;
-use crate::engine::{platform_set_by, Engine};
+use crate::engine::{platform_set_by, setting_set_by, Engine};
 use crate::load::load_input;
 use crate::output::terminal::{print_batches, print_listing, PrintOptions};
 use crate::output::{atomic, parquet, report_csv, write_batches, Format};
@@ -193,6 +193,11 @@ impl Session {
         for statement in statements {
             if let Some(name) = platform_set_by(&statement) {
                 self.set_platform(name, out)?;
+                continue;
+            }
+            if let Some((name, value)) = setting_set_by(&self.engine, &statement) {
+                let name = self.engine.set_setting(&name, &value).map_err(ReplError)?;
+                writeln!(out, "{name} = {value}")?;
                 continue;
             }
             let started = Instant::now();
@@ -386,6 +391,7 @@ impl Session {
             )));
         };
         let mut params: HashMap<String, ScalarValue> = HashMap::new();
+        let mut settings = std::collections::BTreeMap::new();
         if let Some(platform) = self.engine.platform() {
             params.insert("platform".into(), ScalarValue::Utf8(Some(platform)));
         }
@@ -404,9 +410,13 @@ impl Session {
                 .params
                 .iter()
                 .any(|p| p.split_whitespace().next() == Some(key));
-            if !declared {
+            if declared {
+                params.insert(key.to_string(), parameter_value(value));
+            } else if let Ok(setting) = self.engine.catalog().resolve_setting_name(key) {
+                settings.insert(setting, value.to_string());
+            } else {
                 return Err(ReplError(format!(
-                    "{name} has no parameter '{key}' (it takes: {})",
+                    "{name} has no parameter '{key}' (it takes: {}; or a report option, e.g. hta.instance)",
                     if query.params.is_empty() {
                         "none".to_string()
                     } else {
@@ -414,10 +424,30 @@ impl Session {
                     }
                 )));
             }
-            params.insert(key.to_string(), parameter_value(value));
         }
+        if settings.is_empty() {
+            return self.run_query_with(&query, &params, out);
+        }
+        // Report options given to .run hold for this run only.
+        let before = self.engine.settings();
+        let mut during = before.clone();
+        during.extend(settings);
+        self.engine.set_settings(during)?;
+        let ran = self.run_query_with(&query, &params, out);
+        self.engine.set_settings(before)?;
+        ran
+    }
+
+    /// Runs a catalog query with its `$` parameters bound.
+    fn run_query_with(
+        &mut self,
+        query: &crate::catalog::Query,
+        params: &HashMap<String, ScalarValue>,
+        out: &mut dyn Write,
+    ) -> Result<()> {
+        let name = query.name.as_str();
         if query.kind == QueryKind::Report || query.kind == QueryKind::Rule {
-            let holds = self.runtime.block_on(self.engine.condition_holds(&query))?;
+            let holds = self.runtime.block_on(self.engine.condition_holds(query))?;
             if !holds {
                 let when = query.condition().unwrap_or_default();
                 writeln!(

@@ -1744,6 +1744,68 @@ fn critical_path_instance_is_a_parameter() {
     );
     assert!(summary(&["hta.instance=2"]).is_empty());
     assert!(summary(&["hta.annotation=NoSuchAnnotation"]).is_empty());
+    // As the issue writes them: the names without their `hta.` prefix.
+    assert_eq!(summary(&["annotation=ProfilerStep", "instance=1"]), second);
+}
+
+/// Report options by their short names (`instance` for `hta.instance`) on the
+/// command line, `SET` in the REPL for the session and `.run NAME KEY=VALUE`
+/// for one run: each changes what the next report gives, so the views
+/// computed under the old values are computed again.
+#[test]
+fn report_options_take_short_names_and_are_set_in_the_repl() {
+    let trace = crate::util::fixture("basic_linear.json");
+    let traces = std::slice::from_ref(&trace);
+    let full = report_rows(
+        "critical_path_summary",
+        traces,
+        &["hta.annotation=ProfilerStep#3", "hta.instance=0"],
+    );
+    assert!(!full.1.is_empty(), "{full:?}");
+    let short = report_rows(
+        "critical_path_summary",
+        traces,
+        &["annotation=ProfilerStep#3", "instance=0"],
+    );
+    assert_eq!(short, full);
+    assert!(
+        report_rows("critical_path_summary", traces, &["annotation=NoSuch"])
+            .1
+            .is_empty()
+    );
+    let unknown = tracesql()
+        .args(["report", &trace, "--only", "critical_path_summary"])
+        .args(["--param", "stance=1"])
+        .run();
+    assert_eq!(unknown.code, Some(2), "{}", unknown.stderr);
+    assert!(
+        unknown.stderr.contains("unknown setting 'stance'")
+            && unknown.stderr.contains("hta.instance"),
+        "{}",
+        unknown.stderr
+    );
+
+    let script = "SET annotation = 'NoSuch';\n\
+                  .run critical_path_summary\n\
+                  SET hta.annotation TO 'ProfilerStep';\n\
+                  .run critical_path_summary\n\
+                  .run critical_path_summary annotation=NoSuch\n\
+                  .run critical_path_summary\n\
+                  SET hta.nosuch = 1;\n";
+    let (out, err, code) = crate::util::repl_piped(&[&trace], script);
+    assert_eq!(code, 1, "the last SET fails: {err}");
+    let counts: Vec<&str> = out
+        .lines()
+        .filter(|l| l.ends_with(" rows") || l.ends_with(" row"))
+        .collect();
+    let rows = format!("{} rows", full.1.len());
+    assert_eq!(counts, ["0 rows", &rows, "0 rows", &rows], "{out}");
+    assert!(out.contains("hta.annotation = NoSuch\n"), "{out}");
+    assert!(out.contains("hta.annotation = ProfilerStep\n"), "{out}");
+    assert!(
+        err.contains("unknown setting 'hta.nosuch'") && err.contains("hta.instance"),
+        "{err}"
+    );
 }
 
 /// `export --critical-path`: the trace with the path's events marked
