@@ -81,6 +81,9 @@ ANALYSES = {
     "trace_counters": lambda ta: counter_events(ta),
     # Every rank: the first ProfilerStep (HTA's instance 0), summary() as a frame.
     "critical_path_summary": lambda ta: critical_path_summary(ta, "ProfilerStep", 0),
+    # The same paths edge by edge: where each edge leaves and reaches, its
+    # weight, type and bound.
+    "critical_path": lambda ta: critical_path_edges(ta, "ProfilerStep", 0),
 }
 
 STATISTICS = ["count", "mean", "std", "min", "25%", "50%", "75%", "max"]
@@ -161,6 +164,33 @@ def critical_path_summary(ta, annotation: str, instance: int):
         )
     columns = ["rank", "bound_by", "duration"]
     return pd().concat(parts, ignore_index=True) if parts else pd().DataFrame(columns=columns)
+
+
+def critical_path_edges(ta, annotation: str, instance: int):
+    """HTA's critical path on every rank, one row per edge: the times and
+    ends (start / end of an event) of the nodes it joins, its weight, its
+    type without HTA's `critical_path_` prefix and its bound (HTA's
+    get_critical_path_breakdown, whose rows follow the same edge set)."""
+    rows = []
+    for r in ta.t.get_ranks():
+        found = ta.critical_path_analysis(rank=r, annotation=annotation, instance_id=instance)
+        if found is None:
+            continue
+        graph, ok = found
+        if not ok:
+            raise RuntimeError("HTA's critical path graph is not valid (a cycle, or a sync on one stream)")
+        edges = list(graph.critical_path_edges_set)
+        breakdown = graph.get_critical_path_breakdown()
+        bounds = [] if breakdown is None else list(breakdown["bound_by"])
+        assert len(bounds) == len(edges), "the breakdown has a row per path edge"
+        for edge, bound in zip(edges, bounds):
+            src, dst = graph.node_list[edge.begin], graph.node_list[edge.end]
+            rows.append([
+                r, src.ts, "start" if src.is_start else "end", dst.ts, "start" if dst.is_start else "end",
+                edge.weight, edge.type.value.removeprefix("critical_path_"), bound,
+            ])
+    columns = ["rank", "src_ts", "src", "dst_ts", "dst", "duration", "type", "bound_by"]
+    return pd().DataFrame(rows, columns=columns)
 
 
 def summary(frame, keys):
