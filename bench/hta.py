@@ -32,18 +32,21 @@ CP = "ta.critical_path_analysis(rank=r, annotation='ProfilerStep', instance_id=0
 CP_PARAMS = ["hta.annotation=ProfilerStep", "hta.instance=0"]
 
 
+def param_options(params):
+    return [a for p in params for a in ("--param", p)]
+
+
 def catalog(analysis: str, *params: str):
     """tracesql's side of an analysis: `tracesql query FILES -f queries/hta/<analysis>.sql`."""
-    options = [a for p in params for a in ("--param", p)]
     return lambda files, out: [
-        "query", *files, "-f", str(ROOT / f"queries/hta/{analysis}.sql"), "--format", "csv", *options,
+        "query", *files, "-f", str(ROOT / f"queries/hta/{analysis}.sql"), "--format", "csv",
+        *param_options(params),
     ]
 
 
 def export(flag: str, *params: str):
     """tracesql's side of an analysis that writes a trace: `tracesql export FILE FLAG OUT`."""
-    options = [a for p in params for a in ("--param", p)]
-    return lambda files, out: ["export", *files, flag, str(Path(out) / "out.json"), *options]
+    return lambda files, out: ["export", *files, flag, str(Path(out) / "out.json"), *param_options(params)]
 
 
 # analysis -> (HTA's call, tracesql's command). HTA's critical path is one

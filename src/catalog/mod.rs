@@ -40,7 +40,7 @@ mod columns;
 mod header;
 pub mod rule_contract;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 pub use columns::{expanded_notes, parse_columns_block, ColumnNote};
@@ -206,7 +206,7 @@ impl Catalog {
 
     /// The report options (`--set NAME=VALUE`) the queries read with
     /// `setting('NAME', default)`.
-    pub fn setting_names(&self) -> std::collections::BTreeSet<String> {
+    pub fn setting_names(&self) -> BTreeSet<String> {
         self.iter()
             .flat_map(|q| tracesql_udfs::setting::names_in(&q.sql))
             .collect()
@@ -217,27 +217,7 @@ impl Catalog {
     /// `Err` for a name no query reads, listing the ones they read (a mistyped
     /// option would else change nothing, silently), or one that ends several.
     pub fn resolve_setting_name(&self, name: &str) -> Result<String, String> {
-        let known = self.setting_names();
-        if known.contains(name) {
-            return Ok(name.to_string());
-        }
-        let suffix = format!(".{name}");
-        let ending: Vec<&String> = known.iter().filter(|k| k.ends_with(&suffix)).collect();
-        match ending.as_slice() {
-            [one] => Ok(one.to_string()),
-            [] => Err(format!(
-                "unknown setting '{name}' (the queries read: {})",
-                known.into_iter().collect::<Vec<_>>().join(", ")
-            )),
-            several => Err(format!(
-                "setting '{name}' is ambiguous: give one of {}",
-                several
-                    .iter()
-                    .map(|k| k.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )),
-        }
+        resolve_in(&self.setting_names(), name)
     }
 
     /// `values` under their full names ([`resolve_setting_name`](Self::resolve_setting_name));
@@ -246,9 +226,10 @@ impl Catalog {
         &self,
         values: impl IntoIterator<Item = (String, String)>,
     ) -> Result<BTreeMap<String, String>, String> {
+        let known = self.setting_names();
         values
             .into_iter()
-            .map(|(name, value)| Ok((self.resolve_setting_name(&name)?, value)))
+            .map(|(name, value)| Ok((resolve_in(&known, &name)?, value)))
             .collect()
     }
 
@@ -267,6 +248,34 @@ impl Query {
             .get("order")
             .and_then(|o| o.parse().ok())
             .unwrap_or(u32::MAX)
+    }
+}
+
+/// `name` among the `known` setting names (see [`Catalog::resolve_setting_name`]).
+fn resolve_in(known: &BTreeSet<String>, name: &str) -> Result<String, String> {
+    if known.contains(name) {
+        return Ok(name.to_string());
+    }
+    let suffix = format!(".{name}");
+    let ending: Vec<&str> = known
+        .iter()
+        .filter(|k| k.ends_with(&suffix))
+        .map(String::as_str)
+        .collect();
+    match ending.as_slice() {
+        [one] => Ok(one.to_string()),
+        [] => Err(format!(
+            "unknown setting '{name}' (the queries read: {})",
+            known
+                .iter()
+                .map(String::as_str)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+        several => Err(format!(
+            "setting '{name}' is ambiguous: give one of {}",
+            several.join(", ")
+        )),
     }
 }
 

@@ -143,13 +143,11 @@ def counter_events(ta):
                 for arg, value in e["args"].items():
                     rows.append([rank, e["name"], e["pid"], e["ts"], e.get("id"), arg, value])
     return pd().DataFrame(rows, columns=["rank", "name", "pid", "ts", "id", "arg", "value"])
-def critical_path_summary(ta, annotation: str, instance: int):
-    """HTA's critical path summary (bound_by -> % of the path) on every rank;
-    no rows for a rank without the annotation (HTA returns None)."""
-    import contextlib
-    import io
 
-    parts = []
+
+def critical_paths(ta, annotation: str, instance: int):
+    """(rank, graph) of HTA's critical path on every rank that has the
+    annotation (HTA returns None for one without)."""
     for r in ta.t.get_ranks():
         found = ta.critical_path_analysis(rank=r, annotation=annotation, instance_id=instance)
         if found is None:
@@ -157,6 +155,17 @@ def critical_path_summary(ta, annotation: str, instance: int):
         graph, ok = found
         if not ok:
             raise RuntimeError("HTA's critical path graph is not valid (a cycle, or a sync on one stream)")
+        yield r, graph
+
+
+def critical_path_summary(ta, annotation: str, instance: int):
+    """HTA's critical path summary (bound_by -> % of the path) on every rank;
+    no rows for a rank without the annotation."""
+    import contextlib
+    import io
+
+    parts = []
+    for r, graph in critical_paths(ta, annotation, instance):
         with contextlib.redirect_stdout(io.StringIO()):  # summary() prints a title
             shares = graph.summary()
         parts.append(
@@ -172,13 +181,7 @@ def critical_path_edges(ta, annotation: str, instance: int):
     type without HTA's `critical_path_` prefix and its bound (HTA's
     get_critical_path_breakdown, whose rows follow the same edge set)."""
     rows = []
-    for r in ta.t.get_ranks():
-        found = ta.critical_path_analysis(rank=r, annotation=annotation, instance_id=instance)
-        if found is None:
-            continue
-        graph, ok = found
-        if not ok:
-            raise RuntimeError("HTA's critical path graph is not valid (a cycle, or a sync on one stream)")
+    for r, graph in critical_paths(ta, annotation, instance):
         edges = list(graph.critical_path_edges_set)
         breakdown = graph.get_critical_path_breakdown()
         bounds = [] if breakdown is None else list(breakdown["bound_by"])
