@@ -66,15 +66,16 @@ pub fn table_doc(name: &str) -> Option<&'static TableDoc> {
 ///
 /// Takes the trace and its links, and lets go of each as soon as it can, since
 /// the peak memory of a load is reached here: `ops` (the slowest for a PyTorch
-/// trace, on its own thread with the small tables and the native tables, the
-/// slowest for rocprofv3 and Perfetto traces) and `kernels` are built while
-/// the whole links are held; then the links are dropped but for the parents and
-/// edges, which become `events.parent_uid` and `tree_edges`; `events` is built
+/// trace: its input and kernel-time columns on another thread, with the small
+/// tables and the native tables, the slowest for rocprofv3 and Perfetto
+/// traces) and `kernels` are built while the whole links are held; then the
+/// links are dropped but for the parents and edges, which become
+/// `events.parent_uid` and, on another thread, `tree_edges`; `events` is built
 /// last and takes the trace's columns over, so the decoded trace and its
 /// largest table are never both held in full.
 pub fn build_tables(
     mut trace: RawTrace,
-    links: Links,
+    mut links: Links,
     trace_name: &str,
 ) -> Result<(Tables, Option<ArgsInFile>), ArrowError> {
     // The args held for kernels and collectives (all of them for stdin, whose
@@ -83,11 +84,17 @@ pub fn build_tables(
     // The native rows become their tables now; the format stays for trace_meta.
     let native_rows = std::mem::take(&mut trace.native);
     trace.native.format = native_rows.format;
-    let (side, kernels, collectives, held_args) = std::thread::scope(|scope| {
-        let (trace, links, native_rows) = (&trace, &links, &native_rows);
+    let op_uids = ops::op_uids(&trace);
+    let (side, kernels, collectives, ops, held_args) = std::thread::scope(|scope| {
+        let (trace, links, native_rows, op_uids) = (&trace, &links, &native_rows, &op_uids);
+        // The costly columns of `ops` and the small tables on one thread; the
+        // kernels, the collectives and the rest of `ops` on this one.
         let side = scope.spawn(move || -> Result<_, ArrowError> {
             Ok((
-                timed("ops", || ops::build(trace, links, trace_name))?,
+                timed("ops inputs", || ops::input_columns(trace, op_uids))?,
+                timed("ops kernel times", || {
+                    ops::kernel_times(trace, links, op_uids)
+                }),
                 trace_meta::build(trace, trace_name)?,
                 threads::build(trace, trace_name)?,
                 ranks::build(trace, trace_name)?,
@@ -102,21 +109,36 @@ pub fn build_tables(
         let collectives = timed("collectives", || {
             collectives::build(trace, &held_args, links, trace_name)
         })?;
+        let ops_base = timed("ops", || {
+            ops::base_columns(trace, links, op_uids, trace_name)
+        })?;
         let held_args = trace.hold_all_args.then_some(held_args);
-        let side = side
+        let (inputs, times, trace_meta, threads, ranks, native_tables) = side
             .join()
             .map_err(|_| ArrowError::ComputeError("a table builder thread panicked".into()))??;
-        Ok::<_, ArrowError>((side, kernels, collectives, held_args))
+        let ops = ops::build(ops_base, inputs, times)?;
+        let side = (trace_meta, threads, ranks, native_tables);
+        Ok::<_, ArrowError>((side, kernels, collectives, ops, held_args))
     })?;
-    drop(native_rows);
+    drop((native_rows, op_uids));
+    let edges = std::mem::take(&mut links.edges);
+    let parent = std::mem::take(&mut links.parent);
+    drop(links);
     if let Some(held_args) = held_args {
         trace.held_args = held_args;
     }
-    let (parent, edges) = links.into_parents_and_edges();
-    let derived = timed("events (derived)", || events::derive(&mut trace, &parent))?;
-    drop(parent);
-    let tree_edges = timed("tree_edges", || tree_edges::build(edges, trace_name))?;
-    let (ops, trace_meta, threads, ranks, native_tables) = side;
+    // `tree_edges` reads the edges alone: built beside the events' columns.
+    let (derived, tree_edges) = std::thread::scope(|scope| {
+        let tree_edges =
+            scope.spawn(|| timed("tree_edges", || tree_edges::build(&edges, trace_name)));
+        let derived = timed("events (derived)", || events::derive(&mut trace, &parent));
+        let tree_edges = (tree_edges.join())
+            .map_err(|_| ArrowError::ComputeError("a table builder thread panicked".into()));
+        (derived, tree_edges)
+    });
+    drop((edges, parent));
+    let (derived, tree_edges) = (derived?, tree_edges??);
+    let (trace_meta, threads, ranks, native_tables) = side;
     let (events, args) = timed("events", || events::build(trace, derived, trace_name))?;
     let rank = rank_of(&ranks);
     let tables = vec![

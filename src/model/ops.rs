@@ -47,12 +47,35 @@ pub const DOC: TableDoc = TableDoc {
     ],
 };
 
-pub fn build(trace: &RawTrace, links: &Links, name: &str) -> Result<RecordBatch, ArrowError> {
-    let uids: Vec<usize> = (0..trace.len())
+/// The uids of the ops: every cpu_op, in file order.
+pub fn op_uids(trace: &RawTrace) -> Vec<usize> {
+    (0..trace.len())
         .filter(|&u| trace.kind[u] == EventKind::CpuOp)
-        .collect();
-    let n = uids.len();
-    let inputs = trace.op_inputs_of(&uids);
+        .collect()
+}
+
+/// The four GPU-time columns (`direct_kernel_count` … `subtree_kernel_time`):
+/// with [`input_columns`], the costly part of the table, built on another
+/// thread than the rest ([`base_columns`]).
+pub struct KernelTimes([ArrayRef; 4]);
+
+pub fn kernel_times(trace: &RawTrace, links: &Links, uids: &[usize]) -> KernelTimes {
+    let direct = |u: usize| links.direct(u as u32);
+    let subtree = |u: usize| links.subtree(u as u32);
+    KernelTimes([
+        int64(uids.iter().map(|&u| Some(direct(u).len() as i64))),
+        float64(uids.iter().map(|&u| Some(busy_time(trace, direct(u))))),
+        int64(uids.iter().map(|&u| Some(subtree(u).len() as i64))),
+        float64(uids.iter().map(|&u| Some(busy_time(trace, subtree(u))))),
+    ])
+}
+
+/// The eight input columns (`input_dims` … `concrete_inputs_json`), parsed
+/// from the ops' args (half the table's time on a large trace).
+pub struct InputColumns(Vec<(&'static str, ArrayRef)>);
+
+pub fn input_columns(trace: &RawTrace, uids: &[usize]) -> Result<InputColumns, ArrowError> {
+    let inputs = trace.op_inputs_of(uids);
     // Each distinct input description is parsed once and its list repeated by
     // `take`: the same shapes recur across layers and steps (a few hundred
     // distinct texts for 24 K ops on the benchmark trace).
@@ -74,6 +97,29 @@ pub fn build(trace: &RawTrace, links: &Links, name: &str) -> Result<RecordBatch,
     let json = |pick: fn(&OpInputs) -> Option<u32>| {
         dict_interned(inputs.iter().map(|i| i.and_then(pick)), &trace.strings)
     };
+    Ok(InputColumns(vec![
+        ("input_dims", parsed(|i| i.dims, shapes)?),
+        ("input_types", parsed(|i| i.types, strings)?),
+        ("input_strides", parsed(|i| i.strides, shapes)?),
+        ("concrete_inputs", parsed(|i| i.concrete, strings)?),
+        ("input_dims_json", json(|i| i.dims)?),
+        ("input_strides_json", json(|i| i.strides)?),
+        ("input_types_json", json(|i| i.types)?),
+        ("concrete_inputs_json", json(|i| i.concrete)?),
+    ]))
+}
+
+/// The columns of the ops `uids` ([`op_uids`]) but their [`input_columns`]
+/// and [`kernel_times`]: [`build`] puts the three together.
+pub struct BaseColumns(Vec<(&'static str, ArrayRef)>);
+
+pub fn base_columns(
+    trace: &RawTrace,
+    links: &Links,
+    uids: &[usize],
+    name: &str,
+) -> Result<BaseColumns, ArrowError> {
+    let n = uids.len();
     let interned =
         |column: &Column<u32>| dict_interned(uids.iter().map(|&u| column.get(u)), &trace.strings);
     let parent = |u: usize| {
@@ -81,9 +127,7 @@ pub fn build(trace: &RawTrace, links: &Links, name: &str) -> Result<RecordBatch,
             .filter(|(_, k)| matches!(k, EdgeKind::Host | EdgeKind::Python))
             .map(|(p, _)| p as i64)
     };
-    let direct = |u: usize| links.direct(u as u32);
-    let subtree = |u: usize| links.subtree(u as u32);
-    DOC.batch(vec![
+    Ok(BaseColumns(vec![
         ("trace", repeat_dict(name, n)),
         ("uid", int64(uids.iter().map(|&u| Some(u as i64)))),
         ("name", interned(&trace.name)?),
@@ -124,31 +168,25 @@ pub fn build(trace: &RawTrace, links: &Links, name: &str) -> Result<RecordBatch,
                     .map(|&u| links.forward_of.get(&(u as u32)).map(|&f| f as i64)),
             ),
         ),
-        ("input_dims", parsed(|i| i.dims, shapes)?),
-        ("input_types", parsed(|i| i.types, strings)?),
-        ("input_strides", parsed(|i| i.strides, shapes)?),
-        ("concrete_inputs", parsed(|i| i.concrete, strings)?),
-        ("input_dims_json", json(|i| i.dims)?),
-        ("input_strides_json", json(|i| i.strides)?),
-        ("input_types_json", json(|i| i.types)?),
-        ("concrete_inputs_json", json(|i| i.concrete)?),
-        (
-            "direct_kernel_count",
-            int64(uids.iter().map(|&u| Some(direct(u).len() as i64))),
-        ),
-        (
-            "direct_kernel_time",
-            float64(uids.iter().map(|&u| Some(busy_time(trace, direct(u))))),
-        ),
-        (
-            "subtree_kernel_count",
-            int64(uids.iter().map(|&u| Some(subtree(u).len() as i64))),
-        ),
-        (
-            "subtree_kernel_time",
-            float64(uids.iter().map(|&u| Some(busy_time(trace, subtree(u))))),
-        ),
-    ])
+    ]))
+}
+
+/// The table, from its three sets of columns.
+pub fn build(
+    base: BaseColumns,
+    inputs: InputColumns,
+    times: KernelTimes,
+) -> Result<RecordBatch, ArrowError> {
+    let [direct_count, direct_time, subtree_count, subtree_time] = times.0;
+    let mut columns = base.0;
+    columns.extend(inputs.0);
+    columns.extend([
+        ("direct_kernel_count", direct_count),
+        ("direct_kernel_time", direct_time),
+        ("subtree_kernel_count", subtree_count),
+        ("subtree_kernel_time", subtree_time),
+    ]);
+    DOC.batch(columns)
 }
 
 fn shapes(texts: Vec<Option<&str>>) -> ArrayRef {

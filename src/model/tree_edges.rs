@@ -16,9 +16,9 @@ pub const DOC: TableDoc = TableDoc {
     ],
 };
 
-/// Builds the table from the call tree's edges (taken: the last use of them).
-pub fn build(edges: Vec<(u32, u32, EdgeKind)>, name: &str) -> Result<RecordBatch, ArrowError> {
-    let e = &edges;
+/// Builds the table from the call tree's edges.
+pub fn build(edges: &[(u32, u32, EdgeKind)], name: &str) -> Result<RecordBatch, ArrowError> {
+    let e = edges;
     DOC.batch(vec![
         ("trace", repeat_dict(name, e.len())),
         (

@@ -113,9 +113,18 @@ fn is_graph_launch(name: &str) -> bool {
     matches!(name, "cudaGraphLaunch" | "hipGraphLaunch")
 }
 
-/// Attaches every GPU event to the runtime/driver call with the same link value
-/// (the last such call in file order), and records which events a flow confirms.
-pub fn attach_gpu_events(trace: &RawTrace, links: &mut Links) {
+/// One GPU event, and the runtime/driver call it links to.
+pub struct GpuLaunch {
+    gpu: u32,
+    class: Option<GpuClass>,
+    /// The launching call and what confirms the link; None if unlinked.
+    launch: Option<(u32, LinkedBy)>,
+}
+
+/// Finds each GPU event's launch: the runtime/driver call with the same link
+/// value (the last such call in file order), and what confirms the link. Reads
+/// the trace alone, so it runs on its own thread while host events nest.
+pub fn find_launches(trace: &RawTrace) -> Vec<GpuLaunch> {
     let key = link_values(trace);
     let mut launch_by_key: FxMap<i64, u32> = FxMap::default();
     for u in 0..trace.len() {
@@ -126,29 +135,48 @@ pub fn attach_gpu_events(trace: &RawTrace, links: &mut Links) {
         }
     }
     let flow_targets = flow_targets(trace, key);
-    // (event above, GPU event) for every GPU event and each event above it.
-    let mut below = Vec::new();
+    let mut launches = Vec::new();
     for g in 0..trace.len() {
         let kind = trace.kind[g];
         if !kind.is_gpu() {
             continue;
         }
-        links.gpu_class[g] = GpuClass::of(kind, trace.name_of(g));
-        let Some(launch) = key.get(g).and_then(|k| launch_by_key.get(&k).copied()) else {
+        let class = GpuClass::of(kind, trace.name_of(g));
+        let k = key.get(g);
+        let launch = k
+            .and_then(|k| launch_by_key.get(&k).copied())
+            .map(|launch| {
+                let by = if is_graph_launch(trace.name_of(launch as usize)) {
+                    LinkedBy::Graph
+                } else if flow_targets.get(&k.unwrap_or_default()) == Some(&(g as u32)) {
+                    LinkedBy::Flow
+                } else {
+                    LinkedBy::Correlation
+                };
+                (launch, by)
+            });
+        let gpu = g as u32;
+        launches.push(GpuLaunch { gpu, class, launch });
+    }
+    launches
+}
+
+/// Attaches every GPU event to its launch ([`find_launches`]), once the host
+/// events are nested: each event is listed under the launch and every event
+/// above it.
+pub fn attach_gpu_events(launches: &[GpuLaunch], links: &mut Links) {
+    // (event above, GPU event) for every GPU event and each event above it.
+    let mut below = Vec::new();
+    for &GpuLaunch { gpu, class, launch } in launches {
+        links.gpu_class[gpu as usize] = class;
+        let Some((launch, by)) = launch else {
             continue;
         };
-        let by = if is_graph_launch(trace.name_of(launch as usize)) {
-            LinkedBy::Graph
-        } else if flow_targets.get(&key.get(g).unwrap_or_default()) == Some(&(g as u32)) {
-            LinkedBy::Flow
-        } else {
-            LinkedBy::Correlation
-        };
-        links.linked_by[g] = Some(by);
-        links.set_parent(g as u32, launch, EdgeKind::Launch);
-        add_to_ancestors(links, launch, g as u32, &mut below);
+        links.linked_by[gpu as usize] = Some(by);
+        links.set_parent(gpu, launch, EdgeKind::Launch);
+        add_to_ancestors(links, launch, gpu, &mut below);
     }
-    links.subtree_gpu = Grouped::from_pairs(trace.len(), &below);
+    links.subtree_gpu = Grouped::from_pairs(links.parent.len(), &below);
 }
 
 /// For each flow id with both ends, the event the reference tool would link: the

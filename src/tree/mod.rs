@@ -74,15 +74,6 @@ impl Links {
     pub fn subtree(&self, uid: u32) -> &[u32] {
         self.subtree_gpu.get(uid)
     }
-
-    /// The parents and the edges, the rest dropped: what the last tables built
-    /// need of the links.
-    #[allow(clippy::type_complexity)]
-    pub fn into_parents_and_edges(
-        self,
-    ) -> (Vec<Option<(u32, EdgeKind)>>, Vec<(u32, u32, EdgeKind)>) {
-        (self.parent, self.edges)
-    }
 }
 
 /// Lists of uids keyed by uid, stored flat (compressed rows): every GPU event
@@ -145,9 +136,21 @@ pub fn link(trace: &RawTrace) -> Links {
     let step = |name: &str, link: fn(&RawTrace, &mut Links), links: &mut Links| {
         crate::timing::timed(&format!("    link: {name}"), || link(trace, links))
     };
-    step("nest host events", host::nest_host_events, &mut links);
-    step("nest python frames", host::nest_python_frames, &mut links);
-    step("attach gpu events", gpu::attach_gpu_events, &mut links);
+    // Finding each GPU event's launch reads the trace alone: it runs beside
+    // the host nesting, which the attaching needs.
+    let launches = std::thread::scope(|scope| {
+        let launches = scope.spawn(|| {
+            crate::timing::timed("    link: find launches (second thread)", || {
+                gpu::find_launches(trace)
+            })
+        });
+        step("nest host events", host::nest_host_events, &mut links);
+        step("nest python frames", host::nest_python_frames, &mut links);
+        (launches.join()).unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    });
+    crate::timing::timed("    link: attach gpu events", || {
+        gpu::attach_gpu_events(&launches, &mut links)
+    });
     step(
         "attribute gpu events",
         launcher::attribute_gpu_events,
