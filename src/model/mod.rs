@@ -109,13 +109,11 @@ pub fn build_tables(
         let collectives = timed("collectives", || {
             collectives::build(trace, &held_args, links, trace_name)
         })?;
-        let ops_base = timed("ops", || {
+        let ops_base = timed("ops (other columns)", || {
             ops::base_columns(trace, links, op_uids, trace_name)
         })?;
         let held_args = trace.hold_all_args.then_some(held_args);
-        let (inputs, times, trace_meta, threads, ranks, native_tables) = side
-            .join()
-            .map_err(|_| ArrowError::ComputeError("a table builder thread panicked".into()))??;
+        let (inputs, times, trace_meta, threads, ranks, native_tables) = joined(side.join())??;
         let ops = ops::build(ops_base, inputs, times)?;
         let side = (trace_meta, threads, ranks, native_tables);
         Ok::<_, ArrowError>((side, kernels, collectives, ops, held_args))
@@ -132,9 +130,7 @@ pub fn build_tables(
         let tree_edges =
             scope.spawn(|| timed("tree_edges", || tree_edges::build(&edges, trace_name)));
         let derived = timed("events (derived)", || events::derive(&mut trace, &parent));
-        let tree_edges = (tree_edges.join())
-            .map_err(|_| ArrowError::ComputeError("a table builder thread panicked".into()));
-        (derived, tree_edges)
+        (derived, joined(tree_edges.join()))
     });
     drop((edges, parent));
     let (derived, tree_edges) = (derived?, tree_edges??);
@@ -157,6 +153,11 @@ pub fn build_tables(
         .map(|(name, batch)| Ok((name, set_rank(&batch, rank)?)))
         .collect::<Result<_, ArrowError>>()?;
     Ok((tables, args))
+}
+
+/// A builder thread's result, its panic an error.
+fn joined<T>(result: std::thread::Result<T>) -> Result<T, ArrowError> {
+    result.map_err(|_| ArrowError::ComputeError("a table builder thread panicked".into()))
 }
 
 /// Runs one table's builder, timed under `TRACESQL_TIMINGS`.
