@@ -17,8 +17,7 @@ pub const DOC: TableDoc = TableDoc {
 };
 
 /// Builds the table from the call tree's edges.
-pub fn build(edges: &[(u32, u32, EdgeKind)], name: &str) -> Result<RecordBatch, ArrowError> {
-    let e = edges;
+pub fn build(e: &[(u32, u32, EdgeKind)], name: &str) -> Result<RecordBatch, ArrowError> {
     DOC.batch(vec![
         ("trace", repeat_dict(name, e.len())),
         (

@@ -142,19 +142,17 @@ pub fn find_launches(trace: &RawTrace) -> Vec<GpuLaunch> {
             continue;
         }
         let class = GpuClass::of(kind, trace.name_of(g));
-        let k = key.get(g);
-        let launch = k
-            .and_then(|k| launch_by_key.get(&k).copied())
-            .map(|launch| {
-                let by = if is_graph_launch(trace.name_of(launch as usize)) {
-                    LinkedBy::Graph
-                } else if flow_targets.get(&k.unwrap_or_default()) == Some(&(g as u32)) {
-                    LinkedBy::Flow
-                } else {
-                    LinkedBy::Correlation
-                };
-                (launch, by)
-            });
+        let launch = key.get(g).and_then(|k| {
+            let launch = launch_by_key.get(&k).copied()?;
+            let by = if is_graph_launch(trace.name_of(launch as usize)) {
+                LinkedBy::Graph
+            } else if flow_targets.get(&k) == Some(&(g as u32)) {
+                LinkedBy::Flow
+            } else {
+                LinkedBy::Correlation
+            };
+            Some((launch, by))
+        });
         let gpu = g as u32;
         launches.push(GpuLaunch { gpu, class, launch });
     }
