@@ -60,6 +60,55 @@ pub fn table_sizes(tables: &[(&str, datafusion::arrow::record_batch::RecordBatch
     }
 }
 
+/// Prints the memory a view's computed rows hold (MB) when timings are on, and
+/// each column's share: every buffer counted once, however many batches share
+/// it (a dictionary's values, a slice's parent), unlike
+/// `get_array_memory_size`.
+pub fn view_sizes(view: &str, batches: &[datafusion::arrow::record_batch::RecordBatch]) {
+    if !enabled() {
+        return;
+    }
+    let Some(first) = batches.first() else {
+        return;
+    };
+    let mut seen = std::collections::HashSet::new();
+    let mut columns = Vec::new();
+    for (i, field) in first.schema().fields().iter().enumerate() {
+        let mut bytes = 0;
+        for batch in batches {
+            bytes += distinct_buffers(&batch.column(i).to_data(), &mut seen);
+        }
+        columns.push((field.name().clone(), bytes));
+    }
+    let total: usize = columns.iter().map(|c| c.1).sum();
+    let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
+    eprintln!("memory: {:9.1} MB  {view}, {rows} rows", total as f64 / 1e6);
+    for (name, bytes) in columns.into_iter().filter(|c| c.1 >= 1_000_000) {
+        eprintln!("memory: {:9.1} MB    {name}", bytes as f64 / 1e6);
+    }
+}
+
+/// The bytes of `data`'s buffers (and its children's) not in `seen` yet.
+fn distinct_buffers(
+    data: &datafusion::arrow::array::ArrayData,
+    seen: &mut std::collections::HashSet<usize>,
+) -> usize {
+    let mut bytes = 0;
+    let buffers = data
+        .buffers()
+        .iter()
+        .chain(data.nulls().map(|n| n.buffer()));
+    for buffer in buffers {
+        if seen.insert(buffer.data_ptr().as_ptr() as usize) {
+            bytes += buffer.capacity();
+        }
+    }
+    for child in data.child_data() {
+        bytes += distinct_buffers(child, seen);
+    }
+    bytes
+}
+
 /// Time accumulated over many short stretches (a thread's busy time between its
 /// waits); printed like a [`Phase`] when dropped.
 pub struct Busy {

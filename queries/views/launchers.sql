@@ -1,5 +1,5 @@
 -- name: launchers
--- version: 2
+-- version: 3
 -- kind: view
 -- description: One row per kernel launcher: the cpu_op that launched non-collective GPU work (through `execute` wrappers and python frames), else the innermost named scope around the launch (TraceLens: the runtime call itself); with its direct and subtree kernel time and op category.
 --
@@ -45,11 +45,17 @@ per_launcher AS (
   SELECT trace, launcher_uid,
          count(*) AS direct_kernel_count,
          busy_time(ts, t_end) AS total_direct_kernel_time,
-         first_value(name ORDER BY ts, uid) AS first_kernel_name,
          array_agg(named_struct('name', name, 'dur', dur, 'stream', stream) ORDER BY ts, uid)
            AS kernel_details
   FROM direct_work
   GROUP BY trace, launcher_uid
+),
+-- The first kernel is the list's first element: read there rather than by a
+-- second ordered aggregate (DataFusion groups first_value only over plain
+-- types; over dictionary names it kept one accumulator per launcher).
+first_kernel AS (
+  SELECT *, kernel_details[1]['name'] AS first_kernel_name
+  FROM per_launcher
 ),
 -- Busy time of all linked GPU work below each launcher, collectives included.
 subtree AS (
@@ -88,7 +94,7 @@ SELECT
       ELSE 'other'
     END
   ) AS op_category
-FROM per_launcher l
+FROM first_kernel l
 JOIN events e ON e.trace = l.trace AND e.uid = l.launcher_uid
 LEFT JOIN threads th ON th.trace = e.trace AND th.pid = e.pid AND th.tid = e.tid
 LEFT JOIN ops o ON o.trace = l.trace AND o.uid = l.launcher_uid

@@ -1,5 +1,5 @@
 -- name: unified_collected_ops
--- version: 2
+-- version: 3
 -- kind: view
 -- description: The ops unified_perf_events collects, one row each, with their GPU work, op category and perf model result.
 --
@@ -41,7 +41,12 @@ SELECT s.trace, s.uid, o.name, o.ts AS order_ts, o.process_name, o.process_label
        o.concrete_inputs_json, o.dur AS duration_us,
        s.has_model AS has_perf_model,
        coalesce(l.op_category, c.category, 'other') AS op_category,
-       s.kernel_time, s.kernel_details,
+       s.kernel_time,
+       -- Names as plain text from here on: a list of dictionary-encoded names
+       -- made unified_perf_events' sort merge dictionaries, 0.6 s on 1 GB.
+       arrow_cast(s.kernel_details,
+                  'List(Struct("name": Utf8, "dur": Float64, "stream": Int64))')
+         AS kernel_details,
        CASE WHEN s.has_model THEN
          op_perf(o.name, o.input_dims_json, o.input_types_json, o.input_strides_json,
                  o.concrete_inputs_json, s.kernel_names, 'fwd',

@@ -1,5 +1,5 @@
 -- name: unified_collected_work
--- version: 1
+-- version: 3
 -- kind: view
 -- description: The linked GPU events unified_perf_events collects into an op, each with that op: the outcome of its walk down the call tree.
 --
@@ -49,23 +49,31 @@ stops AS (
   FROM op_tests
   WHERE has_model OR (NOT model_below AND launched)
 ),
--- Per GPU event: the first stop on its path from the root, if the walk reaches it.
+-- Per GPU event: the first stop on its path from the root, if the walk reaches
+-- it, with that stop's tests (carried here so that `stops` is computed once).
+-- Booleans are taken as integers: DataFusion groups first_value only over
+-- plain types, and over a boolean it kept one accumulator per kernel.
 first_stop AS (
   SELECT c.trace, c.kernel_uid,
          first_value(c.uid ORDER BY c.depth DESC) FILTER (WHERE s.uid IS NOT NULL) AS stop_uid,
-         first_value(c.walk_root ORDER BY c.depth DESC) AS from_root
+         first_value(CAST(s.has_model AS INT) ORDER BY c.depth DESC)
+           FILTER (WHERE s.uid IS NOT NULL) = 1 AS stop_has_model,
+         first_value(CAST(s.collect AS INT) ORDER BY c.depth DESC)
+           FILTER (WHERE s.uid IS NOT NULL) = 1 AS stop_collects,
+         first_value(CAST(c.walk_root AS INT) ORDER BY c.depth DESC) = 1 AS from_root
   FROM unified_op_chain c
   LEFT JOIN stops s ON s.trace = c.trace AND s.uid = c.uid
   GROUP BY c.trace, c.kernel_uid
 ),
 collected AS (
-  SELECT DISTINCT f.trace, f.stop_uid AS uid, s.has_model
-  FROM first_stop f
-  JOIN stops s ON s.trace = f.trace AND s.uid = f.stop_uid
-  WHERE f.from_root AND s.collect
+  SELECT DISTINCT trace, stop_uid AS uid, stop_has_model AS has_model
+  FROM first_stop
+  WHERE from_root AND stop_collects
 )
+-- A collected op's GPU work: its pairs in unified_op_chain (kernel_ancestors
+-- restricted to ops, computed once).
 SELECT c.trace, c.uid, c.has_model, k.uid AS kernel_uid, k.name, k.ts, k.t_end, k.dur,
        k.stream, k.launch_uid
 FROM collected c
-JOIN kernel_ancestors a ON a.trace = c.trace AND a.ancestor_uid = c.uid
+JOIN unified_op_chain a ON a.trace = c.trace AND a.uid = c.uid
 JOIN linked_kernels k ON k.trace = a.trace AND k.uid = a.kernel_uid

@@ -1,5 +1,5 @@
 -- name: unified_perf_events
--- version: 2
+-- version: 3
 -- kind: view
 -- description: The ops unified_perf_summary counts, one row each: the topmost op with a perf model on every call path, else the op that launched the kernels, plus a synthetic op per kernel nothing collected; with CPU duration, kernels, kernel time and perf metrics.
 --
@@ -116,7 +116,7 @@ synthetic_rows AS (
            ELSE 'other'
          END AS op_category,
          p.t_end - p.ts AS kernel_time,
-         make_array(named_struct('name', p.name, 'dur', p.dur, 'stream', p.stream))
+         make_array(named_struct('name', arrow_cast(p.name, 'Utf8'), 'dur', p.dur, 'stream', p.stream))
            AS kernel_details
   FROM orphan_parents p
   JOIN last_uid u ON u.trace = p.trace

@@ -71,6 +71,9 @@ pub struct ProducedTable {
     name: &'static str,
     schema: SchemaRef,
     produce: Box<Produce>,
+    /// Whether `produce` gives only the projected columns (else whole rows,
+    /// which the scan projects).
+    projects: bool,
 }
 
 impl std::fmt::Debug for ProducedTable {
@@ -98,13 +101,17 @@ pub fn events(schema: SchemaRef, traces: Vec<TraceEvents>) -> Result<ProducedTab
         name: "events",
         schema,
         produce: Box::new(produce),
+        projects: false,
     })
 }
 
 /// `kernel_ancestors`, derived from each trace's events and kernels.
 pub fn kernel_ancestors(schema: SchemaRef, traces: Vec<TraceTree>) -> ProducedTable {
-    let produce = move |_: Option<&Vec<usize>>| {
-        let derive = |t: &TraceTree| kernel_ancestors::derive(&t.events, &t.kernels, &t.name);
+    let produce = move |projection: Option<&Vec<usize>>| {
+        let derive = |t: &TraceTree| {
+            let projection = projection.map(Vec::as_slice);
+            kernel_ancestors::derive_columns(&t.events, &t.kernels, &t.name, projection)
+        };
         Ok(traces
             .iter()
             .map(derive)
@@ -114,6 +121,7 @@ pub fn kernel_ancestors(schema: SchemaRef, traces: Vec<TraceTree>) -> ProducedTa
         name: "kernel_ancestors",
         schema,
         produce: Box::new(produce),
+        projects: true,
     }
 }
 
@@ -135,6 +143,15 @@ impl TableProvider for ProducedTable {
         limit: Option<usize>,
     ) -> Result<Arc<dyn ExecutionPlan>> {
         let batches = (self.produce)(projection)?;
+        if self.projects {
+            let schema = match projection {
+                Some(columns) => Arc::new(self.schema.project(columns)?),
+                None => Arc::clone(&self.schema),
+            };
+            return MemTable::try_new(schema, vec![batches])?
+                .scan(state, None, filters, limit)
+                .await;
+        }
         MemTable::try_new(Arc::clone(&self.schema), vec![batches])?
             .scan(state, projection, filters, limit)
             .await

@@ -328,6 +328,7 @@ impl LazyView {
                     .map(|b| conform(b, &self.schema))
                     .collect::<std::result::Result<Vec<_>, _>>()
                     .map_err(|e| DataFusionError::Execution(format!("{}: {e}", self.origin)))?;
+                crate::timing::view_sizes(&self.origin, &batches);
                 MemTable::try_new(Arc::clone(&self.schema), vec![batches]).map(Arc::new)
             })
             .await?;

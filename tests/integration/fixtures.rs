@@ -90,6 +90,27 @@ async fn check(fx: &Fixture) -> Engine {
         "{}",
         fx.file
     );
+    // A scan builds only the columns it reads, in its order; none for a count.
+    let sql = "SELECT depth, kernel_uid FROM kernel_ancestors";
+    let reordered = closure.iter().map(|r| vec![r[2].clone(), r[0].clone()]);
+    assert_eq!(
+        sorted(rows(&engine, sql).await),
+        sorted(reordered),
+        "{}: kernel_ancestors (depth, kernel_uid)",
+        fx.file
+    );
+    let sql = "SELECT count(*), count(trace), count(DISTINCT ancestor_uid) FROM kernel_ancestors";
+    let ancestors: std::collections::HashSet<&String> = closure.iter().map(|r| &r[1]).collect();
+    assert_eq!(
+        rows(&engine, sql).await,
+        vec![vec![
+            closure.len().to_string(),
+            closure.len().to_string(),
+            ancestors.len().to_string()
+        ]],
+        "{}: kernel_ancestors counts",
+        fx.file
+    );
     engine
 }
 

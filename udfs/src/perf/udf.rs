@@ -23,10 +23,10 @@ use std::sync::Arc;
 
 use datafusion::arrow::array::{
     Array, ArrayRef, AsArray, Float64Array, Float64Builder, ListArray, StringArray, StringBuilder,
-    StructArray,
+    StructArray, UInt32Array,
 };
 use datafusion::arrow::buffer::{NullBuffer, OffsetBuffer};
-use datafusion::arrow::compute::cast;
+use datafusion::arrow::compute::{cast, take};
 use datafusion::arrow::datatypes::{DataType, Field, Fields, Float64Type};
 use datafusion::common::{exec_err, plan_err, Result};
 use datafusion::logical_expr::{
@@ -55,7 +55,7 @@ pub struct PerfModelUdf {
 impl PerfModelUdf {
     pub fn new() -> Self {
         Self {
-            signature: Signature::string(1, Volatility::Immutable),
+            signature: Signature::user_defined(Volatility::Immutable),
         }
     }
 }
@@ -79,8 +79,38 @@ impl ScalarUDFImpl for PerfModelUdf {
         Ok(DataType::Utf8)
     }
 
+    /// Names as text; dictionary-encoded names (the tables' `name` columns)
+    /// are taken as they are, so that each distinct name is resolved once
+    /// instead of every row's name being copied out first.
+    fn coerce_types(&self, arg_types: &[DataType]) -> Result<Vec<DataType>> {
+        let [arg] = arg_types else {
+            return plan_err!("perf_model takes one argument, the op name");
+        };
+        Ok(vec![match arg {
+            DataType::Dictionary(_, value) if value.is_string() => arg.clone(),
+            _ => DataType::Utf8,
+        }])
+    }
+
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
-        let names = as_utf8(&args.args[0].to_array(args.number_rows)?)?;
+        let names = args.args[0].to_array(args.number_rows)?;
+        if let Some(dictionary) = names.as_any_dictionary_opt() {
+            if dictionary.values().is_empty() {
+                // Every name is NULL (normalized_keys needs a value to point at).
+                let out = StringArray::new_null(names.len());
+                return Ok(ColumnarValue::Array(Arc::new(out)));
+            }
+            let classes: Vec<Option<&str>> = as_utf8(dictionary.values())?
+                .iter()
+                .map(|n| n.and_then(resolve))
+                .collect();
+            let keys = dictionary.normalized_keys();
+            let out: StringArray = (keys.iter().enumerate())
+                .map(|(row, &key)| names.is_valid(row).then(|| classes[key]).flatten())
+                .collect();
+            return Ok(ColumnarValue::Array(Arc::new(out)));
+        }
+        let names = as_utf8(&names)?;
         let out: StringArray = names.iter().map(|n| n.and_then(resolve)).collect();
         Ok(ColumnarValue::Array(Arc::new(out)))
     }
@@ -250,8 +280,11 @@ impl ScalarUDFImpl for OpPerfUdf {
 
         let mut out = OutputBuilder::new(self.output, rows);
         // Thousands of op instances share a few dozen distinct inputs: each
-        // distinct one is modelled once per batch.
+        // distinct one is modelled once per batch, and its output row (params
+        // formatted as Python text) written once; rows gather them by index.
         let mut modelled: HashMap<ModelKey, Modelled> = HashMap::new();
+        let mut written: HashMap<(ModelKey, Direction), u32> = HashMap::new();
+        let mut gather: Vec<u32> = Vec::with_capacity(rows);
         for row in 0..rows {
             let name = (!text[0].is_null(row)).then(|| text[0].value(row));
             let field = |i: usize| (!text[i].is_null(row)).then(|| text[i].value(row));
@@ -297,23 +330,38 @@ impl ScalarUDFImpl for OpPerfUdf {
                 names,
                 semantics,
             );
-            let result = modelled
-                .entry(key)
-                .or_insert_with_key(|(name, inputs, names, _)| {
-                    let raw = RawArgs {
-                        input_dims: inputs[0],
-                        input_types: inputs[1],
-                        input_strides: inputs[2],
-                        concrete_inputs: inputs[3],
-                        kernel_names: names,
-                    };
-                    let name = (*name)?;
-                    let class = resolve(name)?;
-                    Some((class, compute(name, &raw, semantics)?))
-                });
+            let key = (key, direction);
+            if let Some(&at) = written.get(&key) {
+                gather.push(at);
+                continue;
+            }
+            let (key, direction) = key;
+            let result =
+                modelled
+                    .entry(key.clone())
+                    .or_insert_with_key(|(name, inputs, names, _)| {
+                        let raw = RawArgs {
+                            input_dims: inputs[0],
+                            input_types: inputs[1],
+                            input_strides: inputs[2],
+                            concrete_inputs: inputs[3],
+                            kernel_names: names,
+                        };
+                        let name = (*name)?;
+                        let class = resolve(name)?;
+                        Some((class, compute(name, &raw, semantics)?))
+                    });
+            let at = written.len() as u32;
             out.append(result.clone(), direction);
+            written.insert((key, direction), at);
+            gather.push(at);
         }
-        Ok(ColumnarValue::Array(out.finish()))
+        let distinct = out.finish();
+        if written.len() == rows {
+            return Ok(ColumnarValue::Array(distinct));
+        }
+        let gather = UInt32Array::from(gather);
+        Ok(ColumnarValue::Array(take(&distinct, &gather, None)?))
     }
 }
 
@@ -562,6 +610,10 @@ impl ScalarUDFImpl for RateUdf {
 mod tests {
     use super::*;
     use crate::test_util::{batch, f64_values, run_sql, str_column, string_values};
+    use datafusion::arrow::array::{DictionaryArray, Int32Array};
+    use datafusion::arrow::compute::{concat, concat_batches};
+    use datafusion::arrow::datatypes::Int32Type;
+    use datafusion::arrow::record_batch::RecordBatch;
 
     #[test]
     fn rates_use_the_reference_operation_order() {
@@ -580,6 +632,116 @@ mod tests {
             Some((gflops * 1e9) / 814_080.0)
         );
         assert_eq!(Rate::FlopsPerByte.apply(1.0, 0.0), None);
+    }
+
+    /// Repeated rows are written once and gathered: a batch whose rows repeat
+    /// (in both directions, with nulls) gives, row for row, the struct each
+    /// row gives in a batch of its own.
+    #[tokio::test]
+    async fn gathered_rows_equal_rows_modelled_alone() {
+        let gemm = "[[512], [141, 512], [512, 512], [], []]";
+        let bf16 = r#"["c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "Scalar", "Scalar"]"#;
+        let mm = ("[[4, 8], [8, 16]]", r#"["float", "float"]"#);
+        type Row<'a> = (Option<&'a str>, &'a str, &'a str, &'a str);
+        let rows: [Row; 7] = [
+            (Some("aten::addmm"), gemm, bf16, "fwd"),
+            (Some("aten::mm"), mm.0, mm.1, "bwd"),
+            (Some("aten::addmm"), gemm, bf16, "bwd"),
+            (Some("aten::gelu"), "[[4, 8]]", r#"["float"]"#, "fwd"),
+            (Some("aten::mm"), mm.0, mm.1, "bwd"),
+            (Some("aten::addmm"), gemm, bf16, "fwd"),
+            (None, "[[1]]", r#"["float"]"#, "fwd"),
+        ];
+        // Every column nullable, so that the one-row batches share a schema.
+        let one = |i: usize, (name, dims, types, dir): Row| {
+            RecordBatch::try_from_iter_with_nullable(vec![
+                (
+                    "i",
+                    Arc::new(UInt32Array::from(vec![i as u32])) as ArrayRef,
+                    true,
+                ),
+                ("name", str_column(&[name]), true),
+                ("dims", str_column(&[Some(dims)]), true),
+                ("types", str_column(&[Some(types)]), true),
+                ("dir", str_column(&[Some(dir)]), true),
+            ])
+            .expect("columns of one row")
+        };
+        let singles: Vec<RecordBatch> = rows.iter().enumerate().map(|(i, r)| one(i, *r)).collect();
+        let whole = concat_batches(&singles[0].schema(), &singles).expect("same schema");
+        let sql = "SELECT i, op_perf(name, dims, types, NULL, NULL, NULL, dir) AS p,
+                          op_params(name, dims, types, NULL, NULL, NULL, dir) AS params
+                   FROM t ORDER BY i";
+        let gathered = run_sql(vec![whole], sql).await;
+        let alone = run_sql(singles, sql).await;
+        for column in ["p", "params"] {
+            let values = |out: &[RecordBatch]| {
+                let parts: Vec<ArrayRef> = (out.iter())
+                    .map(|b| Arc::clone(b.column_by_name(column).expect("column")))
+                    .collect();
+                let parts: Vec<&dyn Array> = parts.iter().map(|a| a.as_ref()).collect();
+                concat(&parts).expect("one type").to_data()
+            };
+            assert_eq!(values(&gathered), values(&alone), "{column}");
+        }
+        let flops = |out: &[RecordBatch]| {
+            let p = out[0].column_by_name("p").expect("p").as_struct().clone();
+            let flops = p
+                .column_by_name("flops")
+                .expect("flops")
+                .as_primitive::<Float64Type>()
+                .clone();
+            (0..flops.len())
+                .map(|i| flops.is_valid(i).then(|| flops.value(i)))
+                .collect::<Vec<_>>()
+        };
+        let flops = flops(&gathered);
+        assert_eq!(flops[0], flops[5], "the same GEMM forward twice");
+        assert!(flops[0].is_some_and(|f| f > 0.0), "{flops:?}");
+        assert_ne!(
+            flops[0], flops[2],
+            "forward and backward of one GEMM: {flops:?}"
+        );
+        assert_eq!(flops[6], None, "no name, no model");
+    }
+
+    /// `perf_model` reads dictionary-encoded names (the tables' `name`
+    /// columns) as they are, with the same classes as plain text.
+    #[tokio::test]
+    async fn perf_model_reads_dictionary_names() {
+        let names = [
+            Some("aten::addmm"),
+            None,
+            Some("aten::gelu"),
+            Some("no_such_op"),
+            Some("aten::addmm"),
+        ];
+        let t = batch(vec![("name", str_column(&names))]);
+        // A batch whose dictionary holds no value at all: every name NULL.
+        let empty = DictionaryArray::<Int32Type>::new(
+            Int32Array::from(vec![None, None]),
+            Arc::new(StringArray::from(Vec::<&str>::new())),
+        );
+        let nulls = batch(vec![("name", Arc::new(empty) as ArrayRef)]);
+        let out = run_sql(vec![nulls], "SELECT perf_model(name) AS class FROM t").await;
+        assert_eq!(string_values(&out, "class"), vec![None, None]);
+        let out = run_sql(
+            vec![t],
+            "SELECT perf_model(name) AS plain,
+                    perf_model(arrow_cast(name, 'Dictionary(Int32, Utf8)')) AS dict,
+                    arrow_typeof(arrow_cast(name, 'Dictionary(Int32, Utf8)')) AS ty
+             FROM t",
+        )
+        .await;
+        let plain = string_values(&out, "plain");
+        assert_eq!(plain, string_values(&out, "dict"));
+        assert_eq!(plain[0].as_deref(), Some("aten_addmm"));
+        assert_eq!(plain[1], None);
+        assert_eq!(plain[3], None);
+        assert_eq!(
+            string_values(&out, "ty")[0].as_deref(),
+            Some("Dictionary(Int32, Utf8)")
+        );
     }
 
     /// Rows with the same inputs share one model run per batch, but only rows
