@@ -157,6 +157,37 @@ mod tests {
         assert!(q.sql.contains("--   name: the op name"));
     }
 
+    /// A report's condition: its formats' test first, then its `-- when:`;
+    /// joined, the one boolean other callers evaluate.
+    #[test]
+    fn a_reports_condition_is_its_format_test_then_its_when() {
+        let q = parse(
+            "-- name: r\n-- version: 1\n-- kind: report\n-- description: d\n\
+             -- formats: rocprofv3, pftrace\n-- when: (SELECT count(*) FROM ops) > 0\nSELECT 1",
+        )
+        .expect("valid");
+        let loaded = "(SELECT count(*) FROM trace_meta WHERE key = 'source_format' \
+                      AND value IN ('\"rocprofv3\"', '\"pftrace\"')) > 0";
+        let when = "(SELECT count(*) FROM ops) > 0";
+        assert_eq!(
+            q.condition_parts(),
+            vec![loaded.to_string(), when.to_string()]
+        );
+        assert_eq!(q.condition(), Some(format!("{loaded} AND ({when})")));
+        let kineto =
+            parse("-- name: k\n-- version: 1\n-- kind: report\n-- description: d\nSELECT 1")
+                .expect("valid");
+        assert_eq!(
+            kineto.condition_parts().len(),
+            1,
+            "a report is for Kineto unless it says"
+        );
+        assert!(kineto.condition_parts()[0].contains("'\"kineto\"'"));
+        let view = parse("-- name: v\n-- version: 1\n-- kind: view\n-- description: d\nSELECT 1")
+            .expect("valid");
+        assert!(view.condition_parts().is_empty() && view.condition().is_none());
+    }
+
     #[test]
     fn rejects_incomplete_headers() {
         let e = parse("-- name: x\n-- version: 1\nSELECT 1").expect_err("no kind");

@@ -103,9 +103,23 @@ impl Query {
     /// When the query runs, as one SQL boolean (None: always): its `-- when:`
     /// and, for a report, that a trace of one of its formats is loaded.
     pub fn condition(&self) -> Option<String> {
+        let parts = self.condition_parts();
+        match parts.len() {
+            0 => None,
+            1 => parts.into_iter().next(),
+            _ => Some(format!("{} AND ({})", parts[0], parts[1..].join(") AND ("))),
+        }
+    }
+
+    /// [`condition`](Self::condition) as its separate tests, cheapest first:
+    /// for a report, that a trace of its formats is loaded (shared by every
+    /// report of those formats), then its `-- when:`. Evaluated one after the
+    /// other, a report for another format costs one shared test, not its
+    /// `-- when:` query over views that are empty anyway.
+    pub fn condition_parts(&self) -> Vec<String> {
         let when = self.extra.get("when").cloned();
         if self.kind != QueryKind::Report {
-            return when;
+            return when.into_iter().collect();
         }
         let formats: Vec<String> = self
             .formats()
@@ -116,10 +130,7 @@ impl Query {
             "(SELECT count(*) FROM trace_meta WHERE key = 'source_format' AND value IN ({})) > 0",
             formats.join(", ")
         );
-        Some(match when {
-            Some(when) => format!("{loaded} AND ({when})"),
-            None => loaded,
-        })
+        std::iter::once(loaded).chain(when).collect()
     }
 }
 

@@ -702,13 +702,22 @@ impl SqlRunner {
 
     /// Evaluates a query's `-- when:` condition (true when it has none).
     pub async fn condition_holds(&self, query: &Query) -> Result<bool, DataFusionError> {
-        let Some(condition) = query.condition() else {
-            return Ok(true);
-        };
+        match query.condition() {
+            Some(condition) => self.sql_condition_holds(&condition, &query.origin).await,
+            None => Ok(true),
+        }
+    }
+
+    /// Whether `condition` (one SQL boolean, from the query at `origin`) holds.
+    pub async fn sql_condition_holds(
+        &self,
+        condition: &str,
+        origin: &impl std::fmt::Display,
+    ) -> Result<bool, DataFusionError> {
         self.one_boolean(&format!("SELECT {condition}"))
             .await?
             .ok_or_else(|| {
-                DataFusionError::Plan(format!("{}: `-- when:` must be one boolean", query.origin))
+                DataFusionError::Plan(format!("{origin}: `-- when:` must be one boolean"))
             })
     }
 

@@ -202,21 +202,24 @@ pub async fn run_reports_and_health(
 struct Conditions(Mutex<HashMap<String, Arc<OnceCell<bool>>>>);
 
 impl Conditions {
+    /// Whether each of the query's tests holds, asked in order until one fails.
     async fn holds(&self, runner: &SqlRunner, query: &Query) -> Result<bool, DataFusionError> {
-        let Some(condition) = query.condition() else {
-            return Ok(true);
-        };
-        let answer = {
-            let mut known = self
-                .0
-                .lock()
-                .unwrap_or_else(|poisoned| poisoned.into_inner());
-            Arc::clone(known.entry(condition).or_default())
-        };
-        answer
-            .get_or_try_init(|| runner.condition_holds(query))
-            .await
-            .copied()
+        for condition in query.condition_parts() {
+            let answer = {
+                let mut known = self
+                    .0
+                    .lock()
+                    .unwrap_or_else(|poisoned| poisoned.into_inner());
+                Arc::clone(known.entry(condition.clone()).or_default())
+            };
+            let holds = answer
+                .get_or_try_init(|| runner.sql_condition_holds(&condition, &query.origin))
+                .await?;
+            if !holds {
+                return Ok(false);
+            }
+        }
+        Ok(true)
     }
 }
 
