@@ -63,7 +63,8 @@ impl RowCounts {
     }
 }
 
-/// Produces a scan's batches from its projection (column indexes; None: all).
+/// Produces a scan's batches with only the columns of its projection (column
+/// indexes, in that order; None: all).
 type Produce = dyn Fn(Option<&Vec<usize>>) -> Result<Vec<RecordBatch>> + Send + Sync;
 
 /// A table whose batches are produced for each scan, then served from memory.
@@ -71,9 +72,6 @@ pub struct ProducedTable {
     name: &'static str,
     schema: SchemaRef,
     produce: Box<Produce>,
-    /// Whether `produce` gives only the projected columns (else whole rows,
-    /// which the scan projects).
-    projects: bool,
 }
 
 impl std::fmt::Debug for ProducedTable {
@@ -90,10 +88,16 @@ pub fn events(schema: SchemaRef, traces: Vec<TraceEvents>) -> Result<ProducedTab
         let wants_args = projection.is_none_or(|columns| columns.contains(&args));
         traces
             .iter()
-            .map(|(batch, in_file)| match in_file {
-                Some(in_file) if wants_args => events_with_args(batch, in_file)
-                    .map_err(|e| DataFusionError::External(Box::new(e))),
-                _ => Ok(batch.clone()),
+            .map(|(batch, in_file)| {
+                let batch = match in_file {
+                    Some(in_file) if wants_args => events_with_args(batch, in_file)
+                        .map_err(|e| DataFusionError::External(Box::new(e)))?,
+                    _ => batch.clone(),
+                };
+                match projection {
+                    Some(columns) => Ok(batch.project(columns)?),
+                    None => Ok(batch),
+                }
             })
             .collect()
     };
@@ -101,7 +105,6 @@ pub fn events(schema: SchemaRef, traces: Vec<TraceEvents>) -> Result<ProducedTab
         name: "events",
         schema,
         produce: Box::new(produce),
-        projects: false,
     })
 }
 
@@ -121,7 +124,6 @@ pub fn kernel_ancestors(schema: SchemaRef, traces: Vec<TraceTree>) -> ProducedTa
         name: "kernel_ancestors",
         schema,
         produce: Box::new(produce),
-        projects: true,
     }
 }
 
@@ -143,17 +145,12 @@ impl TableProvider for ProducedTable {
         limit: Option<usize>,
     ) -> Result<Arc<dyn ExecutionPlan>> {
         let batches = (self.produce)(projection)?;
-        if self.projects {
-            let schema = match projection {
-                Some(columns) => Arc::new(self.schema.project(columns)?),
-                None => Arc::clone(&self.schema),
-            };
-            return MemTable::try_new(schema, vec![batches])?
-                .scan(state, None, filters, limit)
-                .await;
-        }
-        MemTable::try_new(Arc::clone(&self.schema), vec![batches])?
-            .scan(state, projection, filters, limit)
+        let schema = match projection {
+            Some(columns) => Arc::new(self.schema.project(columns)?),
+            None => Arc::clone(&self.schema),
+        };
+        MemTable::try_new(schema, vec![batches])?
+            .scan(state, None, filters, limit)
             .await
     }
 }

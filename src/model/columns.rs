@@ -166,11 +166,16 @@ pub fn set_rank(batch: &RecordBatch, rank: Option<i64>) -> Result<RecordBatch, A
         return Ok(batch.clone());
     }
     let mut columns = batch.columns().to_vec();
-    columns[i] = match rank {
-        Some(r) => Arc::new(Int64Array::from_value(r, batch.num_rows())),
-        None => new_null_array(&DataType::Int64, batch.num_rows()),
-    };
+    columns[i] = rank_column(rank, batch.num_rows());
     RecordBatch::try_new(batch.schema(), columns)
+}
+
+/// A `rank` column of `rows` rows, each `rank` (NULL when unknown).
+pub fn rank_column(rank: Option<i64>, rows: usize) -> ArrayRef {
+    match rank {
+        Some(r) => Arc::new(Int64Array::from_value(r, rows)),
+        None => new_null_array(&DataType::Int64, rows),
+    }
 }
 
 /// The rank a batch's `rank` column holds (its first row), if any.

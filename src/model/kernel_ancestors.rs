@@ -8,9 +8,9 @@
 use super::call_tree::Parents;
 use std::sync::Arc;
 
-use super::columns::{col, int64_values, rank_of, repeat_dict, TableDoc, RANK};
-use datafusion::arrow::array::{new_null_array, ArrayRef, AsArray, Int64Array};
-use datafusion::arrow::datatypes::{DataType, Field, Int64Type};
+use super::columns::{col, int64_values, rank_column, rank_of, repeat_dict, TableDoc, RANK};
+use datafusion::arrow::array::{AsArray, Int64Array};
+use datafusion::arrow::datatypes::Int64Type;
 use datafusion::arrow::record_batch::RecordBatchOptions;
 use datafusion::arrow::{error::ArrowError, record_batch::RecordBatch};
 
@@ -75,28 +75,21 @@ pub fn derive_columns(
             }
         });
     }
-    let mut filled = [Some(kernel), Some(ancestor), Some(depths)];
-    let mut column = |field: &Field| -> Result<ArrayRef, ArrowError> {
-        let mut take = |i: usize| int64_values(filled[i].take().unwrap_or_default());
-        Ok(match field.name().as_str() {
+    let mut columns = Vec::with_capacity(schema.fields().len());
+    for field in schema.fields() {
+        columns.push(match field.name().as_str() {
             "trace" => repeat_dict(name, rows),
-            "kernel_uid" => take(0),
-            "ancestor_uid" => take(1),
-            "depth" => take(2),
-            _ if field.name() == RANK.name => match rank_of(kernels) {
-                Some(rank) => Arc::new(Int64Array::from_value(rank, rows)),
-                None => new_null_array(&DataType::Int64, rows),
-            },
+            "kernel_uid" => int64_values(std::mem::take(&mut kernel)),
+            "ancestor_uid" => int64_values(std::mem::take(&mut ancestor)),
+            "depth" => int64_values(std::mem::take(&mut depths)),
+            column if column == RANK.name => rank_column(rank_of(kernels), rows),
             other => {
                 return Err(ArrowError::SchemaError(format!(
                     "kernel_ancestors has no column {other}"
                 )))
             }
-        })
-    };
-    let columns = (schema.fields().iter())
-        .map(|f| column(f))
-        .collect::<Result<Vec<_>, _>>()?;
+        });
+    }
     let options = RecordBatchOptions::new().with_row_count(Some(rows));
     RecordBatch::try_new_with_options(schema, columns, &options)
 }
