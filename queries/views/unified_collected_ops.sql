@@ -31,7 +31,7 @@ WITH sets AS (
   SELECT trace, uid, bool_or(has_model) AS has_model,
          busy_time(ts, t_end) AS kernel_time,
          array_agg(named_struct('name', name, 'dur', dur, 'stream', stream)
-                   ORDER BY launch_uid, kernel_uid) AS kernel_details,
+                   ORDER BY launch_uid, kernel_uid) AS kernels,
          array_agg(name ORDER BY ts, kernel_uid) AS kernel_names
   FROM unified_collected_work
   GROUP BY trace, uid
@@ -44,7 +44,10 @@ SELECT s.trace, s.uid, o.name, o.ts AS order_ts, o.process_name, o.process_label
        s.kernel_time,
        -- Names as plain text from here on: a list of dictionary-encoded names
        -- made unified_perf_events' sort merge dictionaries, 0.6 s on 1 GB.
-       arrow_cast(s.kernel_details,
+       -- (Another name inside `sets`: on a cluster the views are inlined, and
+       -- DataFusion's push_down_leaf_projections finds s.kernel_details and the
+       -- cast's kernel_details ambiguous.)
+       arrow_cast(s.kernels,
                   'List(Struct("name": Utf8, "dur": Float64, "stream": Int64))')
          AS kernel_details,
        CASE WHEN s.has_model THEN
