@@ -4,7 +4,9 @@
 -- description: The ops unified_perf_events collects, one row each, with their GPU work, op category and perf model result.
 --
 -- A step of unified_perf_events; a view of its own so that each op's perf model
--- runs once (the final table reads five fields of its result).
+-- runs once. It keeps the four fields of the model's result that the final
+-- table reads, not the result itself: its params list, written out per row,
+-- was half of this view's memory (66 of 143 MB on the 1 GB benchmark trace).
 -- Columns:
 --   trace: the trace file the row comes from
 --   uid: the collected cpu_op (events.uid)
@@ -24,8 +26,11 @@
 --     (launchers.op_category), else 'other'
 --   kernel_time: busy time of its GPU work (collectives included), µs
 --   kernel_details: LIST<STRUCT<name, dur, stream>> in launch order
---   perf: op_perf's result (fwd pass, 'bugfixes'; 'tracelens' with
---     --tracelens-compat); NULL without a model
+--   model_error: op_perf's error (fwd pass, 'bugfixes'; 'tracelens' with
+--     --tracelens-compat); NULL when the model computed or there is none
+--   flops: op_perf's FLOPs; NULL without a model
+--   bytes: op_perf's bytes moved; NULL without a model
+--   compute_spec: op_perf's compute spec; NULL without a model
 --   perf_params: op_params' result (a Python dict); NULL without a model
 WITH sets AS (
   SELECT trace, uid, bool_or(has_model) AS has_model,
@@ -35,32 +40,39 @@ WITH sets AS (
          array_agg(name ORDER BY ts, kernel_uid) AS kernel_names
   FROM unified_collected_work
   GROUP BY trace, uid
-)
-SELECT s.trace, s.uid, o.name, o.ts AS order_ts, o.process_name, o.process_label,
-       o.thread_name, o.input_dims_json, o.input_types_json, o.input_strides_json,
-       o.concrete_inputs_json, o.dur AS duration_us,
-       s.has_model AS has_perf_model,
-       coalesce(l.op_category, c.category, 'other') AS op_category,
-       s.kernel_time,
-       -- Names as plain text from here on: a list of dictionary-encoded names
-       -- made unified_perf_events' sort merge dictionaries, 0.6 s on 1 GB.
-       -- (Another name inside `sets`: on a cluster the views are inlined, and
-       -- DataFusion's push_down_leaf_projections finds s.kernel_details and the
-       -- cast's kernel_details ambiguous.)
-       arrow_cast(s.kernels,
-                  'List(Struct("name": Utf8, "dur": Float64, "stream": Int64))')
-         AS kernel_details,
-       CASE WHEN s.has_model THEN
-         op_perf(o.name, o.input_dims_json, o.input_types_json, o.input_strides_json,
-                 o.concrete_inputs_json, s.kernel_names, 'fwd',
-                 CASE WHEN tracelens_compat() THEN 'tracelens' ELSE 'bugfixes' END)
-       END AS perf,
-       CASE WHEN s.has_model THEN
-         op_params(o.name, o.input_dims_json, o.input_types_json, o.input_strides_json,
+),
+modelled AS (
+  SELECT s.trace, s.uid, o.name, o.ts AS order_ts, o.process_name, o.process_label,
+         o.thread_name, o.input_dims_json, o.input_types_json, o.input_strides_json,
+         o.concrete_inputs_json, o.dur AS duration_us,
+         s.has_model AS has_perf_model,
+         coalesce(l.op_category, c.category, 'other') AS op_category,
+         s.kernel_time, s.kernels,
+         CASE WHEN s.has_model THEN
+           op_perf(o.name, o.input_dims_json, o.input_types_json, o.input_strides_json,
                    o.concrete_inputs_json, s.kernel_names, 'fwd',
                    CASE WHEN tracelens_compat() THEN 'tracelens' ELSE 'bugfixes' END)
-       END AS perf_params
-FROM sets s
-JOIN ops o ON o.trace = s.trace AND o.uid = s.uid
-LEFT JOIN launchers l ON l.trace = s.trace AND l.uid = s.uid
-LEFT JOIN op_category_by_name c ON c.name = o.name
+         END AS perf,
+         CASE WHEN s.has_model THEN
+           op_params(o.name, o.input_dims_json, o.input_types_json, o.input_strides_json,
+                     o.concrete_inputs_json, s.kernel_names, 'fwd',
+                     CASE WHEN tracelens_compat() THEN 'tracelens' ELSE 'bugfixes' END)
+         END AS perf_params
+  FROM sets s
+  JOIN ops o ON o.trace = s.trace AND o.uid = s.uid
+  LEFT JOIN launchers l ON l.trace = s.trace AND l.uid = s.uid
+  LEFT JOIN op_category_by_name c ON c.name = o.name
+)
+SELECT trace, uid, name, order_ts, process_name, process_label, thread_name,
+       input_dims_json, input_types_json, input_strides_json, concrete_inputs_json,
+       duration_us, has_perf_model, op_category, kernel_time,
+       -- Names as plain text from here on: a list of dictionary-encoded names
+       -- made unified_perf_events' sort merge dictionaries, 0.6 s on 1 GB.
+       -- (`kernels` inside: on a cluster the views are inlined, and DataFusion's
+       -- push_down_leaf_projections finds a column and a cast of it under one
+       -- name ambiguous.)
+       arrow_cast(kernels, 'List(Struct("name": Utf8, "dur": Float64, "stream": Int64))')
+         AS kernel_details,
+       perf['error'] AS model_error, perf['flops'] AS flops, perf['bytes'] AS bytes,
+       perf['compute_spec'] AS compute_spec, perf_params
+FROM modelled
