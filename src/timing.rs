@@ -145,6 +145,13 @@ impl Drop for Busy {
     }
 }
 
+/// Prints `note` with the resident memory when timings are on.
+pub fn note(note: &str) {
+    if enabled() {
+        eprintln!("note:  {note}{}", resident_memory());
+    }
+}
+
 /// Prints one more holding's memory (MB) when timings are on.
 pub fn memory(what: &str, bytes: usize) {
     if enabled() {

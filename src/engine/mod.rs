@@ -629,6 +629,13 @@ impl Engine {
         std::mem::replace(&mut options.execution.target_partitions, partitions)
     }
 
+    /// Forgets the rows of every computed view that none of `texts` (SQL still
+    /// to run) needs; returns their names. See
+    /// [`views::CatalogSchema::release_views_unneeded_by`].
+    pub fn release_views_unneeded_by(&self, texts: &[&str]) -> Vec<String> {
+        self.schema.release_views_unneeded_by(texts)
+    }
+
     /// Row count of a registered table.
     pub fn row_count(&self, table: &str) -> usize {
         self.row_counts().count(table)

@@ -124,6 +124,49 @@ impl CatalogSchema {
         }
     }
 
+    /// Forgets the plan and rows of every computed view that none of `texts`
+    /// (SQL still to run, header fields included) needs, and returns their
+    /// names. A text needs the views it names and, through each of those whose
+    /// rows are not computed yet, the views that one names; a computed view no
+    /// longer needs its inputs. Names are matched as words, so a mention in a
+    /// comment keeps a view too: erring that way costs memory, never a result.
+    /// A released view read again is planned and computed anew, and a plan
+    /// already holding one keeps its rows alive until it is done, so a late
+    /// reader is slower, never wrong.
+    ///
+    /// Why: `report` computes a dozen views, some over 100 MB on a 1 GB trace,
+    /// and most have no reader left long before the last report ends.
+    pub fn release_views_unneeded_by(&self, texts: &[&str]) -> Vec<String> {
+        if self.inline.load(std::sync::atomic::Ordering::Relaxed) {
+            return Vec::new(); // a cluster's views are not held here
+        }
+        let mut views = write(&self.views);
+        let mut needed: HashSet<String> = HashSet::new();
+        let mut todo: Vec<String> = texts
+            .iter()
+            .flat_map(|text| views_named(text, &views))
+            .collect();
+        while let Some(name) = todo.pop() {
+            if needed.contains(&name) {
+                continue;
+            }
+            if let Some(slot) = views.get(&name) {
+                if !slot.has_rows() {
+                    todo.extend(views_named(&slot.definition.sql, &views));
+                }
+            }
+            needed.insert(name);
+        }
+        let mut released = Vec::new();
+        for (name, slot) in views.iter_mut() {
+            if slot.has_rows() && !needed.contains(name) {
+                *slot = Arc::new(ViewSlot::new(slot.definition.clone()));
+                released.push(name.clone());
+            }
+        }
+        released
+    }
+
     /// The views on a cycle of views naming each other, computed once.
     fn cyclic_views(&self) -> Arc<HashSet<String>> {
         let mut cyclic = lock(&self.cyclic);
@@ -179,6 +222,11 @@ impl ViewSlot {
             definition,
             planned: OnceCell::new(),
         }
+    }
+
+    /// Whether the view's rows are computed (and held).
+    fn has_rows(&self) -> bool {
+        self.planned.get().is_some_and(|v| v.rows.initialized())
     }
 
     /// Whether the planned view reads one of `names` (false before planning,
@@ -416,6 +464,24 @@ fn names_read(sql: &str) -> Vec<String> {
         .flat_map(|(relations, _ctes)| relations)
         .map(|r| r.table().to_string())
         .collect()
+}
+
+/// The names of `views` that occur in `text` as words (identifier characters
+/// between others), case-insensitively, each once; `--` comments left out (a
+/// header's prose names views it does not read).
+fn views_named(text: &str, views: &BTreeMap<String, Arc<ViewSlot>>) -> Vec<String> {
+    let code = text
+        .lines()
+        .map(|line| line.split("--").next().unwrap_or(""));
+    let mut found: Vec<String> = code
+        .flat_map(|line| line.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')))
+        .filter(|word| !word.is_empty())
+        .map(str::to_ascii_lowercase)
+        .filter(|word| views.contains_key(word))
+        .collect();
+    found.sort();
+    found.dedup();
+    found
 }
 
 /// The nodes of `reads` (view → what it names) that can reach themselves.

@@ -7,7 +7,7 @@
 //! them in order, shapes their columns as the headers say and hands the results
 //! to a writer.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
@@ -156,7 +156,20 @@ pub async fn run_sheets_of_kind(
     kind: QueryKind,
     only: Option<&[String]>,
 ) -> Result<Vec<Sheet>, Error> {
+    run_sheets(engine, kind, only, None).await
+}
+
+/// The sheets of `kind`; with `release`, views no report still running needs
+/// (nor `release`'s own texts) are forgotten as reports finish: for a caller
+/// that runs nothing else on the session's views afterwards.
+async fn run_sheets(
+    engine: &Engine,
+    kind: QueryKind,
+    only: Option<&[String]>,
+    release: Option<&[&str]>,
+) -> Result<Vec<Sheet>, Error> {
     let reports = selected_of_kind(engine.catalog(), kind, only)?;
+    let texts: Vec<Vec<&str>> = reports.iter().map(|q| texts_of(q)).collect();
     let has_platform = engine.platform().is_some();
     let integer_times = integer_times(&engine.runner()).await?;
     // The reports are the parallelism: each runs on one partition.
@@ -174,6 +187,19 @@ pub async fn run_sheets_of_kind(
     let mut done = Vec::new();
     while let Some(joined) = tasks.join_next().await {
         done.push(joined.map_err(|e| Error::Output(format!("a report task failed: {e}")))?);
+        if let Some(keep) = release {
+            let finished: HashSet<usize> = done.iter().map(|(position, _)| *position).collect();
+            let pending = texts
+                .iter()
+                .enumerate()
+                .filter(|(p, _)| !finished.contains(p));
+            let mut needed: Vec<&str> = pending.flat_map(|(_, t)| t.iter().copied()).collect();
+            needed.extend_from_slice(keep);
+            let released = engine.release_views_unneeded_by(&needed);
+            if !released.is_empty() {
+                crate::timing::note(&format!("released views: {}", released.join(", ")));
+            }
+        }
     }
     // Catalog order, and the first failing report in that order is the error,
     // whichever task finished first.
@@ -191,8 +217,19 @@ pub async fn run_reports_and_health(
     only: Option<&[String]>,
 ) -> Result<(Vec<Sheet>, Option<Vec<(String, String)>>), Error> {
     let _partitions = engine.one_partition_per_query();
-    let (sheets, health) = tokio::join!(run_reports(engine, only), trace_health_lines(engine));
+    // The health line reads this view while the reports run: kept for it.
+    let keep = [HEALTH_VIEW];
+    let reports = run_sheets(engine, QueryKind::Report, only, Some(&keep));
+    let (sheets, health) = tokio::join!(reports, trace_health_lines(engine));
     Ok((sheets?, health?))
+}
+
+/// Every SQL text a report runs: its query and its header fields (`-- when:`,
+/// `-- drop_columns_if:`, `-- spread:`, ...), for what views it needs.
+fn texts_of(query: &Query) -> Vec<&str> {
+    let mut texts = vec![query.sql.as_str()];
+    texts.extend(query.extra.values().map(String::as_str));
+    texts
 }
 
 /// The `-- when:` conditions of one run of the reports, evaluated once each: most
@@ -404,12 +441,14 @@ fn shape_columns(
     Ok((header, batches))
 }
 
+const HEALTH_VIEW: &str = "trace_health_summary";
+
 /// The catalog's view `trace_health_summary`: per trace, its name and the one line
 /// `report` and `analyze` print on whether the reports can be trusted ("reports
 /// cover 98.7% of GPU time; 2 warnings: see trace_health"). None when the catalog
 /// has no such view.
 pub async fn trace_health_lines(engine: &Engine) -> Result<Option<Vec<(String, String)>>, Error> {
-    const VIEW: &str = "trace_health_summary";
+    const VIEW: &str = HEALTH_VIEW;
     let runner = engine.runner();
     if runner.context().table_exist(VIEW).ok() != Some(true) {
         return Ok(None);

@@ -385,19 +385,26 @@ async fn views_follow_the_tables_they_read() {
     assert_eq!(direct, vec![vec![both.to_string()]]);
 }
 
-/// Queries running side by side (as `run_reports` runs the reports) that name
-/// the same views, before any of them is planned, all get their rows: a view
-/// being planned by one task is waited for, not taken for a cycle.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn views_planned_by_tasks_side_by_side() {
+/// basic_linear.json with two test views: `kernel_count` (n) and
+/// `kernel_count_twice` (n2), which reads the first.
+async fn engine_with_count_views() -> (tempfile::TempDir, Engine) {
     let count = view_file("kernel_count", "SELECT count(*) AS n FROM kernels");
     let twice = view_file("kernel_count_twice", "SELECT 2 * n AS n2 FROM kernel_count");
-    let (_dir, catalog) = catalog_with(&[("a.sql", &count), ("b.sql", &twice)]);
+    let (dir, catalog) = catalog_with(&[("a.sql", &count), ("b.sql", &twice)]);
     let mut engine = Engine::with_catalog(catalog);
     engine
         .add(load_trace(&fixture("basic_linear.json")).expect("fixture"))
         .expect("add");
     engine.register_views().await.expect("views");
+    (dir, engine)
+}
+
+/// Queries running side by side (as `run_reports` runs the reports) that name
+/// the same views, before any of them is planned, all get their rows: a view
+/// being planned by one task is waited for, not taken for a cycle.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn views_planned_by_tasks_side_by_side() {
+    let (_dir, engine) = engine_with_count_views().await;
     let expected = 2 * kernel_rows(&engine).await;
     let tasks: Vec<_> = (0..8)
         .map(|i| {
@@ -417,6 +424,47 @@ async fn views_planned_by_tasks_side_by_side() {
             .expect("a value");
         assert_eq!(value, expected.to_string());
     }
+}
+
+/// `report` forgets a computed view once no report still to finish needs it:
+/// one a pending text names is kept, and so is one a pending text needs through
+/// a view not computed yet; a view only a comment names is released; a
+/// released view read again is computed anew, with the same rows.
+#[tokio::test]
+async fn views_no_pending_query_needs_are_released() {
+    let (_dir, engine) = engine_with_count_views().await;
+    let n = kernel_rows(&engine).await;
+    assert!(n > 0);
+
+    // Only kernel_count computed: a text naming kernel_count_twice (not
+    // computed) still needs kernel_count.
+    assert_eq!(
+        rows(&engine, "SELECT n FROM kernel_count").await,
+        [[n.to_string()]]
+    );
+    let released = engine.release_views_unneeded_by(&["SELECT n2 FROM kernel_count_twice"]);
+    assert!(released.is_empty(), "released {released:?}");
+
+    // Both computed: kernel_count_twice no longer needs kernel_count.
+    let twice_rows = rows(&engine, "SELECT n2 FROM kernel_count_twice").await;
+    assert_eq!(twice_rows, [[(2 * n).to_string()]]);
+    let released = engine.release_views_unneeded_by(&["SELECT n2 FROM kernel_count_twice"]);
+    assert_eq!(released, ["kernel_count"]);
+
+    // A name in a comment keeps nothing.
+    let released = engine.release_views_unneeded_by(&["-- kernel_count_twice\nSELECT 1"]);
+    assert_eq!(released, ["kernel_count_twice"]);
+    assert!(engine.release_views_unneeded_by(&[]).is_empty());
+
+    // Read again: computed anew, same rows.
+    assert_eq!(
+        rows(&engine, "SELECT n2 FROM kernel_count_twice").await,
+        twice_rows
+    );
+    assert_eq!(
+        rows(&engine, "SELECT n FROM kernel_count").await,
+        [[n.to_string()]]
+    );
 }
 
 async fn kernel_rows(engine: &Engine) -> i64 {
