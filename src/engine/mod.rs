@@ -495,6 +495,7 @@ impl Engine {
                     let traces = batches.into_iter().zip(self.events_args.iter().cloned());
                     Arc::new(derived_tables::events(doc.schema(), traces.collect())?)
                 }
+                "ops" => Arc::new(derived_tables::ops(doc.schema(), batches)),
                 "kernel_ancestors" => Arc::new(derived_tables::kernel_ancestors(
                     doc.schema(),
                     self.trace_trees(),

@@ -152,7 +152,8 @@ pub fn load_trace(path: &str) -> Result<LoadedTrace, IngestError> {
 impl LoadedTrace {
     /// Every table in full, in [`TABLES`] order (what an export writes): `events`
     /// with its args read back from the trace file where the batch does not
-    /// hold them, and `kernel_ancestors` derived where it is not held.
+    /// hold them, `ops` with its input lists parsed, and `kernel_ancestors`
+    /// derived where it is not held.
     pub fn full_tables(&self) -> Result<Vec<(&'static str, RecordBatch)>, IngestError> {
         let bad = |e: datafusion::arrow::error::ArrowError| {
             IngestError::new(
@@ -167,6 +168,7 @@ impl LoadedTrace {
                     Some(args) => model::events_with_args(events, args)?,
                     None => events.clone(),
                 },
+                (Some(ops), "ops") => model::ops_with_input_lists(ops, None).map_err(bad)?,
                 (Some(batch), _) => batch.clone(),
                 (None, "kernel_ancestors") => self.kernel_ancestors().map_err(bad)?,
                 (None, _) => continue,

@@ -25,6 +25,7 @@ pub use columns::{
     cast_batch, rank_of, repeat_dict, set_rank, stored_schema, ColumnDoc, TableDoc, Ty, RANK,
 };
 pub use events::with_args as events_with_args;
+pub use ops::with_input_lists as ops_with_input_lists;
 
 use crate::ingest::{ArgsInFile, RawTrace};
 use crate::tree::Links;

@@ -5,10 +5,11 @@ use super::columns::{
     utf8_list_from_json, TableDoc,
 };
 use super::{busy_time, process_label, process_name, thread_name};
-use crate::ingest::{Column, EventKind, FxMap, OpInputs, RawTrace};
+use crate::ingest::{Column, EventKind, OpInputs, RawTrace};
 use crate::tree::{EdgeKind, Links};
-use datafusion::arrow::array::{ArrayRef, UInt32Array};
-use datafusion::arrow::compute::take;
+use datafusion::arrow::array::{new_null_array, ArrayRef, AsArray};
+use datafusion::arrow::compute::{cast, take};
+use datafusion::arrow::datatypes::{DataType, UInt32Type};
 use datafusion::arrow::{error::ArrowError, record_batch::RecordBatch};
 
 pub const DOC: TableDoc = TableDoc {
@@ -70,43 +71,97 @@ pub fn kernel_times(trace: &RawTrace, links: &Links, uids: &[usize]) -> KernelTi
     ])
 }
 
-/// The eight input columns (`input_dims` … `concrete_inputs_json`), parsed
-/// from the ops' args (half the table's time on a large trace).
+/// The eight input columns (`input_dims` … `concrete_inputs_json`): the four
+/// JSON texts as the trace writes them, and the four lists parsed from them
+/// left NULL until a query reads them ([`with_input_lists`]).
+///
+/// Why not held: the parsed lists are a list per op, 165 of the 265 MB of
+/// `ops` on a 1 GB trace, and no report reads them (the perf models take the
+/// JSON texts); each is exactly its JSON column parsed, so a scan that
+/// projects one derives it from the JSON column's few hundred distinct texts.
 pub struct InputColumns(Vec<(&'static str, ArrayRef)>);
 
 pub fn input_columns(trace: &RawTrace, uids: &[usize]) -> Result<InputColumns, ArrowError> {
     let inputs = trace.op_inputs_of(uids);
-    // Each distinct input description is parsed once and its list repeated by
-    // `take`: the same shapes recur across layers and steps (a few hundred
-    // distinct texts for 24 K ops on the benchmark trace).
-    let parsed = |pick: fn(&OpInputs) -> Option<u32>, parse: fn(Vec<Option<&str>>) -> ArrayRef| {
-        let mut slot_of: FxMap<u32, u32> = FxMap::default();
-        let mut texts = Vec::new();
-        let rows: UInt32Array = inputs
-            .iter()
-            .map(|i| {
-                let id = i.and_then(pick)?;
-                Some(*slot_of.entry(id).or_insert_with(|| {
-                    texts.push(trace.input_text(Some(id)));
-                    texts.len() as u32 - 1
-                }))
-            })
-            .collect();
-        take(parse(texts).as_ref(), &rows, None)
-    };
     let json = |pick: fn(&OpInputs) -> Option<u32>| {
         dict_interned(inputs.iter().map(|i| i.and_then(pick)), &trace.strings)
     };
+    let schema = DOC.schema();
+    let not_yet = |list: &str| -> Result<ArrayRef, ArrowError> {
+        let field = schema.field_with_name(list)?;
+        Ok(new_null_array(field.data_type(), uids.len()))
+    };
     Ok(InputColumns(vec![
-        ("input_dims", parsed(|i| i.dims, shapes)?),
-        ("input_types", parsed(|i| i.types, strings)?),
-        ("input_strides", parsed(|i| i.strides, shapes)?),
-        ("concrete_inputs", parsed(|i| i.concrete, strings)?),
+        ("input_dims", not_yet("input_dims")?),
+        ("input_types", not_yet("input_types")?),
+        ("input_strides", not_yet("input_strides")?),
+        ("concrete_inputs", not_yet("concrete_inputs")?),
         ("input_dims_json", json(|i| i.dims)?),
         ("input_strides_json", json(|i| i.strides)?),
         ("input_types_json", json(|i| i.types)?),
         ("concrete_inputs_json", json(|i| i.concrete)?),
     ]))
+}
+
+/// A parsed input list column, the JSON column it is parsed from, and how.
+type InputList = (
+    &'static str,
+    &'static str,
+    fn(Vec<Option<&str>>) -> ArrayRef,
+);
+
+const INPUT_LISTS: [InputList; 4] = [
+    ("input_dims", "input_dims_json", shapes),
+    ("input_types", "input_types_json", strings),
+    ("input_strides", "input_strides_json", shapes),
+    ("concrete_inputs", "concrete_inputs_json", strings),
+];
+
+/// `batch` (a trace's ops) with its input list columns parsed from their JSON
+/// columns, then projected to `projection` (column indexes; None: all). Only
+/// the projected lists are parsed, and a list column that holds values (ops
+/// read back from an export) is kept as it is.
+pub fn with_input_lists(
+    batch: &RecordBatch,
+    projection: Option<&[usize]>,
+) -> Result<RecordBatch, ArrowError> {
+    let schema = batch.schema();
+    let mut columns = batch.columns().to_vec();
+    for (list, json, parse) in INPUT_LISTS {
+        let Ok(at) = schema.index_of(list) else {
+            continue;
+        };
+        let wanted = projection.is_none_or(|p| p.contains(&at));
+        if !wanted || columns[at].null_count() < batch.num_rows() {
+            continue;
+        }
+        let Some(json) = batch.column_by_name(json) else {
+            continue;
+        };
+        columns[at] = parsed_rows(json, parse)?;
+    }
+    let full = RecordBatch::try_new(schema, columns)?;
+    match projection {
+        Some(p) => full.project(p),
+        None => Ok(full),
+    }
+}
+
+/// `parse` over a JSON text column: for a dictionary, each distinct text is
+/// parsed once and its list repeated by `take` (the same shapes recur across
+/// layers and steps: a few hundred texts for 24 K ops on the benchmark trace).
+fn parsed_rows(
+    json: &ArrayRef,
+    parse: fn(Vec<Option<&str>>) -> ArrayRef,
+) -> Result<ArrayRef, ArrowError> {
+    let Some(dictionary) = json.as_any_dictionary_opt() else {
+        let texts = cast(json, &DataType::Utf8)?;
+        return Ok(parse(texts.as_string::<i32>().iter().collect()));
+    };
+    let texts = cast(dictionary.values(), &DataType::Utf8)?;
+    let lists = parse(texts.as_string::<i32>().iter().collect());
+    let keys = cast(dictionary.keys(), &DataType::UInt32)?;
+    take(lists.as_ref(), keys.as_primitive::<UInt32Type>(), None)
 }
 
 /// The columns of the ops `uids` ([`op_uids`]) but their [`input_columns`]

@@ -332,6 +332,39 @@ async fn basic_linear() {
             ["14", "execute", "false", "0", "1"],
         ])
     );
+    // The input lists are parsed from the JSON columns when a scan reads them
+    // (not held): each as the trace wrote it, NULL where the op has none.
+    let inputs = rows(
+        &engine,
+        "SELECT uid, input_dims, input_types, input_strides, concrete_inputs FROM ops \
+         WHERE uid IN (5, 6, 14) ORDER BY uid",
+    )
+    .await;
+    assert_eq!(
+        inputs,
+        table(&[
+            [
+                "5",
+                "[[4096, 1024], [], [], []]",
+                "[c10::BFloat16, ScalarList, ScalarList, ]",
+                "[[1024, 1], [], [], []]",
+                "[, [1024, 4096], [1, 1024], ]",
+            ],
+            [
+                "6",
+                "[[4096], [256, 1024], [1024, 4096], [], []]",
+                "[c10::BFloat16, c10::BFloat16, c10::BFloat16, Scalar, Scalar]",
+                "[[1], [1024, 1], [1, 1024], [], []]",
+                "[, , , 1, 1]",
+            ],
+            ["14", "NULL", "NULL", "NULL", "NULL"],
+        ])
+    );
+    let one = "SELECT input_strides[2][1] FROM ops WHERE uid = 6";
+    assert_eq!(rows(&engine, one).await, table(&[["1024"]]));
+    let parsed =
+        "SELECT count(input_dims), count(input_dims_json), count(concrete_inputs) FROM ops";
+    assert_eq!(rows(&engine, parsed).await, table(&[["14", "14", "14"]]));
 }
 
 #[tokio::test]
