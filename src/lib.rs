@@ -7,6 +7,7 @@
 //! | module | what it does |
 //! |---|---|
 //! | `timing` | phase timings on stderr (`TRACESQL_TIMINGS`) |
+//! | `memory` | hands freed memory back to the system (after `report` lets views go) |
 //! | `ingest` | bytes of a trace file → decoded events (`RawTrace`); one reader per input format |
 //! | `tree` | the call-tree links between those events |
 //! | `model` | events + links → the Arrow tables, with their column docs |
@@ -44,6 +45,7 @@ pub mod fuzzing;
 pub mod ingest;
 pub mod load;
 pub mod mcp;
+pub mod memory;
 pub mod model;
 pub mod output;
 pub mod repl;
@@ -127,6 +129,7 @@ mod layering {
     /// Top-level modules, lowest first (the pipeline's order).
     pub const LAYERS: &[&str] = &[
         "timing",
+        "memory",
         "ingest",
         "tree",
         "model",

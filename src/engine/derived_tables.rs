@@ -10,6 +10,9 @@
 //!   (`input_dims`, ...), parsed from their JSON columns by the scans that
 //!   project them (see `model::ops::with_input_lists`): 165 of the 265 MB of
 //!   `ops` on a 1 GB trace, read by no report.
+//! * `tree_edges`: `events.parent_uid` and `events.parent_kind` as edges,
+//!   derived from `events` on each scan (99 MB on a 1 GB trace; only
+//!   TraceDiff reads it).
 //! * `kernel_ancestors`: the closure of `events.parent_uid` over the GPU events,
 //!   derived from `events` and `kernels` on each scan (see
 //!   `model::kernel_ancestors`): 7 MB on the benchmark trace, a few ms to build.
@@ -27,7 +30,9 @@ use datafusion::logical_expr::Expr;
 use datafusion::physical_plan::ExecutionPlan;
 
 use crate::ingest::ArgsInFile;
-use crate::model::{events_with_args, kernel_ancestors, ops_with_input_lists};
+use crate::model::{
+    events_with_args, kernel_ancestors, ops_with_input_lists, tree_edges_columns, tree_edges_count,
+};
 
 /// One trace's events and where its args are, when they are not in the batch.
 pub type TraceEvents = (RecordBatch, Option<Arc<ArgsInFile>>);
@@ -60,6 +65,9 @@ impl RowCounts {
         if table == "kernel_ancestors" {
             let count = |t: &TraceTree| kernel_ancestors::count(&t.events, &t.kernels).unwrap_or(0);
             return self.trees.iter().map(count).sum();
+        }
+        if table == "tree_edges" {
+            return self.trees.iter().map(|t| tree_edges_count(&t.events)).sum();
         }
         self.batches
             .get(table)
@@ -125,6 +133,22 @@ pub fn ops(schema: SchemaRef, batches: Vec<RecordBatch>) -> ProducedTable {
     };
     ProducedTable {
         name: "ops",
+        schema,
+        produce: Box::new(produce),
+    }
+}
+
+/// `tree_edges`, derived from each trace's events.
+pub fn tree_edges(schema: SchemaRef, events: Vec<RecordBatch>) -> ProducedTable {
+    let produce = move |projection: Option<&Vec<usize>>| {
+        let projection = projection.map(Vec::as_slice);
+        Ok(events
+            .iter()
+            .map(|events| tree_edges_columns(events, projection))
+            .collect::<std::result::Result<_, _>>()?)
+    };
+    ProducedTable {
+        name: "tree_edges",
         schema,
         produce: Box::new(produce),
     }

@@ -131,12 +131,11 @@ pub struct Forest {
 
 impl Forest {
     /// Adds one trace's tables; its index is built on first use.
-    pub fn add(&self, name: &str, events: RecordBatch, kernels: RecordBatch, edges: RecordBatch) {
+    pub fn add(&self, name: &str, events: RecordBatch, kernels: RecordBatch) {
         let tree = Arc::new(TraceTree {
             name: name.to_string(),
             events,
             kernels,
-            edges,
             index: OnceLock::new(),
         });
         // A poisoned lock only means another thread panicked mid-push; the
@@ -470,7 +469,6 @@ struct TraceTree {
     name: String,
     events: RecordBatch,
     kernels: RecordBatch,
-    edges: RecordBatch,
     index: OnceLock<std::result::Result<CallTree, String>>,
 }
 
@@ -484,7 +482,7 @@ struct EventColumns<'a> {
 impl TraceTree {
     fn index(&self) -> Result<&CallTree> {
         self.index
-            .get_or_init(|| CallTree::build(&self.events, &self.edges))
+            .get_or_init(|| CallTree::build(&self.events))
             .as_ref()
             .map_err(|e| {
                 plan_datafusion_err!("trace '{}': cannot index its call tree: {e}", self.name)

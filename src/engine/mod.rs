@@ -435,10 +435,10 @@ impl Engine {
             } else {
                 batch
             };
-            if matches!(table, "events" | "kernels" | "tree_edges") {
+            if matches!(table, "events" | "kernels") {
                 tree_tables.insert(table, batch.clone());
             }
-            if table == "kernel_ancestors" {
+            if crate::model::DERIVED.contains(&table) {
                 // Derived from events and kernels when read (see derived_tables).
                 continue;
             }
@@ -455,12 +455,8 @@ impl Engine {
                 DataFusionError::Plan(format!("trace {}: no {name} table", trace.name))
             })
         };
-        let (events, kernels, edges) = (
-            tree_table("events")?,
-            tree_table("kernels")?,
-            tree_table("tree_edges")?,
-        );
-        self.forest.add(&trace.name, events, kernels, edges);
+        let (events, kernels) = (tree_table("events")?, tree_table("kernels")?);
+        self.forest.add(&trace.name, events, kernels);
         self.trace_names.push(trace.name.clone());
         if let Some(run) = &trace.run {
             self.set_runs([(trace.name.clone(), run.clone())]);
@@ -496,6 +492,10 @@ impl Engine {
                     Arc::new(derived_tables::events(doc.schema(), traces.collect())?)
                 }
                 "ops" => Arc::new(derived_tables::ops(doc.schema(), batches)),
+                "tree_edges" => Arc::new(derived_tables::tree_edges(
+                    doc.schema(),
+                    self.batches.get("events").cloned().unwrap_or_default(),
+                )),
                 "kernel_ancestors" => Arc::new(derived_tables::kernel_ancestors(
                     doc.schema(),
                     self.trace_trees(),

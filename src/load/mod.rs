@@ -152,8 +152,8 @@ pub fn load_trace(path: &str) -> Result<LoadedTrace, IngestError> {
 impl LoadedTrace {
     /// Every table in full, in [`TABLES`] order (what an export writes): `events`
     /// with its args read back from the trace file where the batch does not
-    /// hold them, `ops` with its input lists parsed, and `kernel_ancestors`
-    /// derived where it is not held.
+    /// hold them, `ops` with its input lists parsed, and the derived tables
+    /// (`kernel_ancestors`, `tree_edges`) derived where they are not held.
     pub fn full_tables(&self) -> Result<Vec<(&'static str, RecordBatch)>, IngestError> {
         let bad = |e: datafusion::arrow::error::ArrowError| {
             IngestError::new(
@@ -171,6 +171,10 @@ impl LoadedTrace {
                 (Some(ops), "ops") => model::ops_with_input_lists(ops, None).map_err(bad)?,
                 (Some(batch), _) => batch.clone(),
                 (None, "kernel_ancestors") => self.kernel_ancestors().map_err(bad)?,
+                (None, "tree_edges") => match self.table("events") {
+                    Some(events) => model::tree_edges_columns(events, None).map_err(bad)?,
+                    None => continue,
+                },
                 (None, _) => continue,
             };
             full.push((doc.name, batch));
@@ -183,7 +187,7 @@ impl LoadedTrace {
         self.tables.iter().find(|(t, _)| *t == name).map(|(_, b)| b)
     }
 
-    /// Rows of table `name`: counted for `kernel_ancestors` when not held.
+    /// Rows of table `name`: counted for a derived table when not held.
     pub fn row_count(&self, name: &str) -> usize {
         match (
             self.table(name),
@@ -194,6 +198,7 @@ impl LoadedTrace {
             (None, Some(events), Some(kernels)) if name == "kernel_ancestors" => {
                 model::kernel_ancestors::count(events, kernels).unwrap_or(0)
             }
+            (None, Some(events), _) if name == "tree_edges" => model::tree_edges_count(events),
             _ => 0,
         }
     }

@@ -17,7 +17,7 @@ use datafusion::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use super::LoadedTrace;
 use super::{ExportedTrace, Manifest, TraceInfo, FORMAT, FORMAT_VERSION, MARKER};
 use crate::ingest::{IngestError, Problem};
-use crate::model::{kernel_ancestors, TableDoc, SCHEMA_VERSION, TABLES};
+use crate::model::{TableDoc, DERIVED, SCHEMA_VERSION, TABLES};
 
 /// Whether `path` names a directory (an export, or a mistake to report).
 pub fn is_directory(path: &str) -> bool {
@@ -78,15 +78,13 @@ pub fn read_export(dir: &str) -> Result<Vec<(LoadedTrace, TraceInfo)>, IngestErr
         .collect()
 }
 
-/// Reads one trace's tables, one thread per table. `kernel_ancestors` is left
-/// out: it is derived from events and kernels when read, as for a trace loaded
-/// from JSON (the export holds it for other tools).
+/// Reads one trace's tables, one thread per table. The derived tables
+/// (`kernel_ancestors`, `tree_edges`) are left out: they are derived from
+/// events and kernels when read, as for a trace loaded from JSON (the export
+/// holds them for other tools).
 fn read_trace(dir: &str, trace: &ExportedTrace) -> Result<LoadedTrace, IngestError> {
     let root = Path::new(dir);
-    let held = || {
-        let derived = kernel_ancestors::DOC.name;
-        TABLES.iter().filter(move |doc| doc.name != derived)
-    };
+    let held = || TABLES.iter().filter(|doc| !DERIVED.contains(&doc.name));
     let results: Vec<Result<RecordBatch, String>> = std::thread::scope(|scope| {
         let handles: Vec<_> = held()
             .map(|doc| {

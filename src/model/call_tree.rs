@@ -88,8 +88,9 @@ pub struct CallTree {
 }
 
 impl CallTree {
-    /// The tree of one trace from its `events` and `tree_edges` batches.
-    pub fn build(events: &RecordBatch, edges: &RecordBatch) -> Result<Self, String> {
+    /// The tree of one trace from its `events` batch (`parent_uid`,
+    /// `parent_kind`).
+    pub fn build(events: &RecordBatch) -> Result<Self, String> {
         let parents = Parents::new(events).map_err(|e| e.to_string())?;
         let uids = i64_column(events, "uid")?;
         let ts = f64_column(events, "ts")?;
@@ -101,7 +102,7 @@ impl CallTree {
                 row[u] = r as u32;
             }
         }
-        let (parent_kind, kinds) = edge_kinds(edges, n)?;
+        let (parent_kind, kinds) = edge_kinds(events, uids, n)?;
         let parent_of = |u: usize| parents.of(u as i64).and_then(in_range);
         let mut child_start = vec![0u32; n + 1];
         for u in 0..n {
@@ -209,24 +210,28 @@ impl CallTree {
 }
 
 /// The kind of the edge above each child uid (by code) and the kinds' names.
-fn edge_kinds(edges: &RecordBatch, n: usize) -> Result<(Vec<u8>, Vec<String>), String> {
-    let childs = i64_column(edges, "child_uid")?;
-    let kind_names = utf8_column(edges, "kind")?;
+/// Each uid's edge kind as a code into the returned kind names (0 where the
+/// event has no parent), from `events.parent_kind`.
+fn edge_kinds(
+    events: &RecordBatch,
+    uids: &Int64Array,
+    n: usize,
+) -> Result<(Vec<u8>, Vec<String>), String> {
+    let kind_names = utf8_column(events, "parent_kind")?;
     let mut kinds: Vec<String> = Vec::new();
     let mut parent_kind = vec![0u8; n];
-    for e in 0..edges.num_rows() {
-        let child = childs.is_valid(e).then(|| childs.value(e));
+    for r in 0..events.num_rows() {
+        let child = uids.is_valid(r).then(|| uids.value(r));
         let Some(c) = child
             .and_then(|c| usize::try_from(c).ok())
             .filter(|&c| c < n)
         else {
             continue;
         };
-        let kind = if kind_names.is_valid(e) {
-            kind_names.value(e)
-        } else {
-            ""
-        };
+        if kind_names.is_null(r) {
+            continue;
+        }
+        let kind = kind_names.value(r);
         let code = match kinds.iter().position(|k| k == kind) {
             Some(i) => i,
             None => {

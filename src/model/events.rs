@@ -6,9 +6,12 @@ use super::columns::{
 };
 use crate::ingest::{ArgsInFile, ArgsText, Column, IngestError, RawTrace};
 use crate::tree::EdgeKind;
-use datafusion::arrow::array::{new_null_array, ArrayRef};
-use datafusion::arrow::datatypes::DataType;
+use datafusion::arrow::array::{
+    new_null_array, ArrayRef, DictionaryArray, Int32Array, StringArray,
+};
+use datafusion::arrow::datatypes::{DataType, Int32Type};
 use datafusion::arrow::{error::ArrowError, record_batch::RecordBatch};
+use std::sync::Arc;
 
 pub const DOC: TableDoc = TableDoc {
     name: "events",
@@ -32,6 +35,7 @@ pub const DOC: TableDoc = TableDoc {
         col!("seq_num", Int64, "args['Sequence number']: pairs forward ops with their backward."),
         col!("flow_id", Int64, "id of flow events (ac2g / async_cpu_to_gpu), the correlation they carry."),
         col!("parent_uid", Int64, "Parent in the call tree (see tree_edges); NULL for roots and unlinked events."),
+        col!("parent_kind", Utf8Dict, "How the parent holds it (tree_edges.kind): host (nesting on one thread), python (a python frame around it) or launch (the runtime call that started this GPU work); NULL without a parent."),
         col!("args", Utf8, "The raw args object as JSON text, as written in the file. For a trace loaded from a file it is read back from the file when a query reads it (the file must not have changed since); only standard input's are held in memory."),
     ],
 };
@@ -45,6 +49,7 @@ pub struct Derived {
     tid: ArrayRef,
     t_end: ArrayRef,
     parent_uid: ArrayRef,
+    parent_kind: ArrayRef,
 }
 
 /// Computes the columns not taken over as they are, taking the trace's interned
@@ -65,6 +70,7 @@ pub fn derive(
         tid: s(&mut trace.tid)?,
         t_end: float64((0..n).map(|u| trace.t_end(u))),
         parent_uid: int64(parent.iter().map(|p| p.map(|(u, _)| u as i64))),
+        parent_kind: edge_kinds(parent),
     })
 }
 
@@ -121,9 +127,20 @@ pub fn build(
         ("seq_num", int64_column(seq_num)),
         ("flow_id", int64_column(flow_id)),
         ("parent_uid", derived.parent_uid),
+        ("parent_kind", derived.parent_kind),
         ("args", args),
     ])?;
     Ok((batch, in_file))
+}
+
+/// Each event's edge kind as a dictionary over the three kinds (no hashing of
+/// millions of rows).
+fn edge_kinds(parent: &[Option<(u32, EdgeKind)>]) -> ArrayRef {
+    const KINDS: [EdgeKind; 3] = [EdgeKind::Host, EdgeKind::Python, EdgeKind::Launch];
+    let key = |kind: EdgeKind| KINDS.iter().position(|k| *k == kind).unwrap_or(0) as i32;
+    let keys: Int32Array = parent.iter().map(|p| p.map(|(_, k)| key(k))).collect();
+    let values: ArrayRef = Arc::new(StringArray::from_iter_values(KINDS.map(EdgeKind::as_str)));
+    Arc::new(DictionaryArray::<Int32Type>::new(keys, values))
 }
 
 fn args_column(args: ArgsText) -> Result<ArrayRef, ArrowError> {

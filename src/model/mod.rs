@@ -26,6 +26,7 @@ pub use columns::{
 };
 pub use events::with_args as events_with_args;
 pub use ops::with_input_lists as ops_with_input_lists;
+pub use tree_edges::{count as tree_edges_count, derive_columns as tree_edges_columns};
 
 use crate::ingest::{ArgsInFile, RawTrace};
 use crate::tree::Links;
@@ -33,7 +34,7 @@ use crate::tree::Links;
 /// Version of the table schemas below: bumped whenever a table's columns or their
 /// meaning change. Parquet exports record it, and reopening an export written
 /// under another version asks for a fresh export instead of misreading it.
-pub const SCHEMA_VERSION: u32 = 6;
+pub const SCHEMA_VERSION: u32 = 7;
 
 /// Every table tracesql builds from a trace, in the order `tables` lists them.
 pub const TABLES: &[&TableDoc] = &[
@@ -56,13 +57,18 @@ pub const TABLES: &[&TableDoc] = &[
 /// The tables of one trace: `(table name, batch)`.
 pub type Tables = Vec<(&'static str, RecordBatch)>;
 
+/// The tables derived from others when a query reads them, not held by a
+/// load (see `engine::derived_tables`); an export writes them for other tools.
+pub const DERIVED: [&str; 2] = [kernel_ancestors::DOC.name, tree_edges::DOC.name];
+
 /// Looks a table's docs up by name.
 pub fn table_doc(name: &str) -> Option<&'static TableDoc> {
     TABLES.iter().copied().find(|t| t.name == name)
 }
 
 /// The tables of one trace: `(table name, batch)` in [`TABLES`] order, all but
-/// `kernel_ancestors` (derived from `events` and `kernels` when read), and where
+/// the [`DERIVED`] ones (`kernel_ancestors` from `events` and `kernels`,
+/// `tree_edges` from `events`, when read), and where
 /// `events.args` is to be read from when it was not kept (see `ingest::reread`).
 ///
 /// Takes the trace and its links, and lets go of each as soon as it can, since
@@ -120,21 +126,13 @@ pub fn build_tables(
         Ok::<_, ArrowError>((side, kernels, collectives, ops, held_args))
     })?;
     drop((native_rows, op_uids));
-    let edges = std::mem::take(&mut links.edges);
     let parent = std::mem::take(&mut links.parent);
     drop(links);
     if let Some(held_args) = held_args {
         trace.held_args = held_args;
     }
-    // `tree_edges` reads the edges alone: built beside the events' columns.
-    let (derived, tree_edges) = std::thread::scope(|scope| {
-        let tree_edges =
-            scope.spawn(|| timed("tree_edges", || tree_edges::build(&edges, trace_name)));
-        let derived = timed("events (derived)", || events::derive(&mut trace, &parent));
-        (derived, joined(tree_edges.join()))
-    });
-    drop((edges, parent));
-    let (derived, tree_edges) = (derived?, tree_edges??);
+    let derived = timed("events (derived)", || events::derive(&mut trace, &parent))?;
+    drop(parent);
     let (trace_meta, threads, ranks, native_tables) = side;
     let (events, args) = timed("events", || events::build(trace, derived, trace_name))?;
     let rank = rank_of(&ranks);
@@ -142,7 +140,6 @@ pub fn build_tables(
         (events::DOC.name, events),
         (ops::DOC.name, ops),
         (kernels::DOC.name, kernels),
-        (tree_edges::DOC.name, tree_edges),
         (collectives::DOC.name, collectives),
         (trace_meta::DOC.name, trace_meta),
         (threads::DOC.name, threads),

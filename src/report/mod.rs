@@ -197,6 +197,7 @@ async fn run_sheets(
             needed.extend_from_slice(keep);
             let released = engine.release_views_unneeded_by(&needed);
             if !released.is_empty() {
+                crate::memory::return_freed_memory();
                 crate::timing::note(&format!("released views: {}", released.join(", ")));
             }
         }

@@ -42,8 +42,6 @@ impl EdgeKind {
 pub struct Links {
     /// Parent of each event and the kind of that edge.
     pub parent: Vec<Option<(u32, EdgeKind)>>,
-    /// Edges in the order they were made.
-    pub edges: Vec<(u32, u32, EdgeKind)>,
     /// Host events left out of the tree because they overlap their neighbour by
     /// 1 µs or more (the reference tool's "bleed" rule).
     pub dropped: Vec<bool>,
@@ -123,7 +121,6 @@ pub fn link(trace: &RawTrace) -> Links {
     let n = trace.len();
     let mut links = Links {
         parent: vec![None; n],
-        edges: Vec::new(),
         dropped: vec![false; n],
         cpu_root: vec![false; n],
         gpu_class: vec![None; n],
@@ -167,7 +164,6 @@ pub fn link(trace: &RawTrace) -> Links {
 impl Links {
     fn set_parent(&mut self, child: u32, parent: u32, kind: EdgeKind) {
         self.parent[child as usize] = Some((parent, kind));
-        self.edges.push((parent, child, kind));
     }
 }
 

@@ -41,6 +41,23 @@ async fn check(fx: &Fixture) -> Engine {
         "{}: tree_edges",
         fx.file
     );
+    // tree_edges is events' parent_uid and parent_kind as edges, and the
+    // listing counts it without building it.
+    let from_events =
+        "SELECT parent_uid, uid, parent_kind FROM events WHERE parent_uid IS NOT NULL";
+    assert_eq!(
+        edges(&engine, trace).await,
+        sorted(rows(&engine, from_events).await),
+        "{}: events.parent_kind",
+        fx.file
+    );
+    let listed = "SELECT rows FROM tracesql_tables WHERE name = 'tree_edges'";
+    assert_eq!(
+        rows(&engine, listed).await,
+        [[fx.edges.len().to_string()]],
+        "{}: tree_edges listed",
+        fx.file
+    );
     let kernels = rows(
         &engine,
         "SELECT uid, launch_uid, op_uid, class, linked_by FROM kernels ORDER BY uid",
