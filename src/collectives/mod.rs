@@ -262,7 +262,7 @@ pub fn keep_collective_tables(mut trace: LoadedTrace) -> LoadedTrace {
             *batch = RecordBatch::new_empty(batch.schema());
         }
     }
-    trace.args_in_file = None;
+    trace.events_apart = None;
     trace
 }
 

@@ -1,11 +1,12 @@
 //! Tables not held whole in memory, produced by the queries that read them.
 //!
-//! * `events`: in memory like the others, except its `args` column, read back
-//!   from the trace files only by the scans that project it. `events.args` is
-//!   half of what a load would hold (27 MB of the 55 MB benchmark trace) and no
-//!   shipped report, view or rule reads it; see `ingest::reread`. A scan that
-//!   leaves `args` out serves the batches as they are (their `args` is NULL and
-//!   never seen).
+//! * `events`: in memory like the others, except what a load holds apart
+//!   (`model::events::HeldApart`), filled in by the scans that project it:
+//!   `args`, read back from the trace files (half of what a load would hold,
+//!   27 MB of the 55 MB benchmark trace, and no shipped report, view or rule
+//!   reads it; see `ingest::reread`); the ids of args most events lack
+//!   (`correlation`, `stream`, ...), held as (row, value) pairs; `t_end`,
+//!   computed. Their columns in the batch are NULL placeholders, never seen.
 //! * `ops`: in memory like the others, except its four parsed input lists
 //!   (`input_dims`, ...), parsed from their JSON columns by the scans that
 //!   project them (see `model::ops::with_input_lists`): 165 of the 265 MB of
@@ -29,13 +30,13 @@ use datafusion::error::{DataFusionError, Result};
 use datafusion::logical_expr::Expr;
 use datafusion::physical_plan::ExecutionPlan;
 
-use crate::ingest::ArgsInFile;
 use crate::model::{
-    events_with_args, kernel_ancestors, ops_with_input_lists, tree_edges_columns, tree_edges_count,
+    complete_events, kernel_ancestors, ops_with_input_lists, tree_edges_columns, tree_edges_count,
+    EventsHeldApart,
 };
 
-/// One trace's events and where its args are, when they are not in the batch.
-pub type TraceEvents = (RecordBatch, Option<Arc<ArgsInFile>>);
+/// One trace's events and what it holds apart from the batch (None: all in it).
+pub type TraceEvents = (RecordBatch, Option<Arc<EventsHeldApart>>);
 
 /// One trace's `events` and `kernels` batches, and its name.
 #[derive(Clone)]
@@ -92,24 +93,20 @@ impl std::fmt::Debug for ProducedTable {
     }
 }
 
-/// `events`: the batches as they are, with their args read back from the files
-/// when the projection includes `args`.
+/// `events`: the batches with the columns the projection includes that are
+/// held apart (args read back from the files, sparse ids, t_end) filled in.
 pub fn events(schema: SchemaRef, traces: Vec<TraceEvents>) -> Result<ProducedTable> {
-    let args = schema.index_of("args")?;
     let produce = move |projection: Option<&Vec<usize>>| {
-        let wants_args = projection.is_none_or(|columns| columns.contains(&args));
+        let projection = projection.map(Vec::as_slice);
         traces
             .iter()
-            .map(|(batch, in_file)| {
-                let batch = match in_file {
-                    Some(in_file) if wants_args => events_with_args(batch, in_file)
-                        .map_err(|e| DataFusionError::External(Box::new(e)))?,
-                    _ => batch.clone(),
-                };
-                match projection {
+            .map(|(batch, apart)| match apart {
+                Some(apart) => complete_events(batch, apart, projection)
+                    .map_err(|e| DataFusionError::External(Box::new(e))),
+                None => match projection {
                     Some(columns) => Ok(batch.project(columns)?),
-                    None => Ok(batch),
-                }
+                    None => Ok(batch.clone()),
+                },
             })
             .collect()
     };

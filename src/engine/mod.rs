@@ -19,7 +19,6 @@ use datafusion::prelude::{SessionConfig, SessionContext};
 use datafusion::sql::parser::DFParser;
 
 use crate::catalog::{Catalog, Query, QueryKind};
-use crate::ingest::ArgsInFile;
 use crate::load::{rename_trace, LoadedTrace};
 use crate::model::TABLES;
 
@@ -66,7 +65,7 @@ pub struct Engine {
     catalog: Arc<Catalog>,
     batches: BTreeMap<&'static str, Vec<RecordBatch>>,
     /// Where each `events` batch's args are read from, when not in the batch.
-    events_args: Vec<Option<Arc<ArgsInFile>>>,
+    events_apart: Vec<Option<Arc<crate::model::EventsHeldApart>>>,
     trace_names: Vec<String>,
     platforms: Arc<platform::PlatformState>,
     /// The call trees the drill-down table functions walk.
@@ -220,7 +219,7 @@ impl Engine {
             ctx,
             catalog: Arc::new(catalog),
             batches: BTreeMap::new(),
-            events_args: Vec::new(),
+            events_apart: Vec::new(),
             trace_names: Vec::new(),
             platforms: Arc::default(),
             forest,
@@ -446,7 +445,7 @@ impl Engine {
                 self.detect_platform(&batch)?;
             }
             if table == "events" {
-                self.events_args.push(trace.args_in_file.clone());
+                self.events_apart.push(trace.events_apart.clone());
             }
             self.batches.entry(table).or_default().push(batch);
         }
@@ -488,7 +487,7 @@ impl Engine {
             let batches = self.batches.get(doc.name).cloned().unwrap_or_default();
             let table: Arc<dyn datafusion::catalog::TableProvider> = match doc.name {
                 "events" => {
-                    let traces = batches.into_iter().zip(self.events_args.iter().cloned());
+                    let traces = batches.into_iter().zip(self.events_apart.iter().cloned());
                     Arc::new(derived_tables::events(doc.schema(), traces.collect())?)
                 }
                 "ops" => Arc::new(derived_tables::ops(doc.schema(), batches)),

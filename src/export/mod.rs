@@ -288,7 +288,7 @@ async fn export_trace(
     catalog: &Catalog,
     options: &ExportOptions<'_>,
 ) -> Result<ExportedTrace, Error> {
-    let args_in_file = trace.args_in_file;
+    let events_apart = trace.events_apart;
     let tables = if options.redact {
         info.redacted = true;
         redact_tables(trace.tables)?
@@ -304,7 +304,7 @@ async fn export_trace(
         .add(LoadedTrace {
             name: info.name.clone(),
             tables: tables.clone(),
-            args_in_file: args_in_file.clone(),
+            events_apart: events_apart.clone(),
             run: None,
         })
         .map_err(Error::query)?;
@@ -333,7 +333,7 @@ async fn export_trace(
     let trace = LoadedTrace {
         name: exported.info.name.clone(),
         tables,
-        args_in_file,
+        events_apart,
         run: None,
     };
     for (table, batch) in trace.full_tables()? {

@@ -26,7 +26,7 @@ use std::sync::Arc;
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::error::DataFusionError;
 
-use crate::ingest::{self, ArgsInFile, IngestError, Problem};
+use crate::ingest::{self, IngestError, Problem};
 use crate::model::{self, TABLES};
 use crate::tree;
 
@@ -39,7 +39,7 @@ pub struct LoadedTrace {
     pub tables: Vec<(&'static str, RecordBatch)>,
     /// Where `events.args` is read from when it is not in the `events` batch
     /// (NULL there): a trace loaded from a file. See `ingest::reread`.
-    pub args_in_file: Option<Arc<ArgsInFile>>,
+    pub events_apart: Option<Arc<model::EventsHeldApart>>,
     /// The run it was appended under, for a trace read from a dataset
     /// (`trace_run()` in SQL); None for a trace file.
     pub run: Option<String>,
@@ -135,16 +135,14 @@ pub fn load_trace(path: &str) -> Result<LoadedTrace, IngestError> {
     let links = crate::timing::timed("  link", || tree::link(&raw));
     ingest::cancel::check().map_err(stopped)?;
     let name = trace_name(path);
-    let (tables, args_in_file) = model::build_tables(raw, links, &name)
+    let (tables, events_apart) = model::build_tables(raw, links, &name)
         .map_err(|e| IngestError::new(path, Problem::Read(format!("cannot build tables: {e}"))))?;
     crate::timing::table_sizes(&tables);
-    if let Some(args) = &args_in_file {
-        crate::timing::memory("events.args positions", args.memory_size());
-    }
+    crate::timing::memory("events held apart", events_apart.memory_size());
     Ok(LoadedTrace {
         name,
         tables,
-        args_in_file: args_in_file.map(Arc::new),
+        events_apart: Some(Arc::new(events_apart)),
         run: None,
     })
 }
@@ -164,8 +162,8 @@ impl LoadedTrace {
         let mut full = Vec::with_capacity(TABLES.len());
         for doc in TABLES {
             let batch = match (self.table(doc.name), doc.name) {
-                (Some(events), "events") => match &self.args_in_file {
-                    Some(args) => model::events_with_args(events, args)?,
+                (Some(events), "events") => match &self.events_apart {
+                    Some(apart) => model::complete_events(events, apart, None)?,
                     None => events.clone(),
                 },
                 (Some(ops), "ops") => model::ops_with_input_lists(ops, None).map_err(bad)?,
@@ -222,7 +220,7 @@ impl LoadedTrace {
         Ok(LoadedTrace {
             name: name.to_string(),
             tables,
-            args_in_file: self.args_in_file,
+            events_apart: self.events_apart,
             run: self.run,
         })
     }

@@ -109,7 +109,7 @@ fn read_trace(dir: &str, trace: &ExportedTrace) -> Result<LoadedTrace, IngestErr
     Ok(LoadedTrace {
         name: trace.info.name.clone(),
         tables,
-        args_in_file: None,
+        events_apart: None,
         run: trace.run.clone(),
     })
 }

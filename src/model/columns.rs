@@ -295,12 +295,6 @@ fn nulls(valid: Bits) -> Option<NullBuffer> {
     (nulls.null_count() > 0).then_some(nulls)
 }
 
-/// A decoded Int64 column taken over without copying.
-pub fn int64_column(column: Column<i64>) -> ArrayRef {
-    let (values, valid) = column.into_parts();
-    Arc::new(Int64Array::new(ScalarBuffer::from(values), nulls(valid)))
-}
-
 /// A decoded Float64 column taken over without copying.
 pub fn float64_column(column: Column<f64>) -> ArrayRef {
     let (values, valid) = column.into_parts();

@@ -1,15 +1,16 @@
 //! `events`: every event of the trace, one row each.
 
 use super::columns::{
-    col, dict_from_ids, float64, float64_column, int64, int64_column, int64_values, repeat_dict,
-    utf8_parts, TableDoc,
+    col, dict_from_ids, float64_column, int64, int64_values, repeat_dict, utf8_parts, TableDoc,
 };
 use crate::ingest::{ArgsInFile, ArgsText, Column, IngestError, RawTrace};
 use crate::tree::EdgeKind;
 use datafusion::arrow::array::{
-    new_null_array, ArrayRef, DictionaryArray, Int32Array, StringArray,
+    new_null_array, ArrayRef, AsArray, DictionaryArray, Float64Array, Int32Array, Int64Array,
+    StringArray,
 };
-use datafusion::arrow::datatypes::{DataType, Int32Type};
+use datafusion::arrow::buffer::{BooleanBuffer, Buffer, MutableBuffer, NullBuffer, ScalarBuffer};
+use datafusion::arrow::datatypes::{DataType, Float64Type, Int32Type};
 use datafusion::arrow::{error::ArrowError, record_batch::RecordBatch};
 use std::sync::Arc;
 
@@ -47,7 +48,6 @@ pub struct Derived {
     name: ArrayRef,
     pid: ArrayRef,
     tid: ArrayRef,
-    t_end: ArrayRef,
     parent_uid: ArrayRef,
     parent_kind: ArrayRef,
 }
@@ -59,7 +59,6 @@ pub fn derive(
     trace: &mut RawTrace,
     parent: &[Option<(u32, EdgeKind)>],
 ) -> Result<Derived, ArrowError> {
-    let n = trace.len();
     let strings = &trace.strings;
     let s = |col: &mut Column<u32>| dict_from_ids(std::mem::take(col), strings);
     Ok(Derived {
@@ -68,7 +67,6 @@ pub fn derive(
         name: s(&mut trace.name)?,
         pid: s(&mut trace.pid)?,
         tid: s(&mut trace.tid)?,
-        t_end: float64((0..n).map(|u| trace.t_end(u))),
         parent_uid: int64(parent.iter().map(|p| p.map(|(u, _)| u as i64))),
         parent_kind: edge_kinds(parent),
     })
@@ -77,13 +75,15 @@ pub fn derive(
 /// Builds the table, taking the trace's columns over (most without a copy); it is
 /// built last, once the other tables have read the trace.
 ///
-/// For a trace read from a file, `args` is left NULL here and the positions to
-/// read it back from are returned (see `ingest::reread`): [`with_args`] fills it.
+/// What the batch does not hold is returned apart ([`HeldApart`]), and its
+/// columns in the batch are NULL placeholders until [`complete`] fills them:
+/// `args` of a trace read from a file (read back from it, see
+/// `ingest::reread`), the ids of `args` most events lack, and `t_end`.
 pub fn build(
     trace: RawTrace,
     derived: Derived,
     name: &str,
-) -> Result<(RecordBatch, Option<ArgsInFile>), ArrowError> {
+) -> Result<(RecordBatch, HeldApart), ArrowError> {
     let n = trace.len();
     let RawTrace {
         ts,
@@ -109,6 +109,13 @@ pub fn build(
         ),
         _ => (args_column(held_args)?, None),
     };
+    let sparse = [correlation, external_id, stream, device, seq_num, flow_id];
+    let apart = HeldApart {
+        rows: n,
+        args: in_file,
+        sparse: SPARSE.into_iter().zip(sparse.map(Sparse::of)).collect(),
+    };
+    let (ints, floats) = placeholders(n);
     let batch = DOC.batch(vec![
         ("trace", repeat_dict(name, n)),
         ("uid", int64_values((0..n as i64).collect())),
@@ -119,18 +126,115 @@ pub fn build(
         ("tid", derived.tid),
         ("ts", float64_column(ts)),
         ("dur", float64_column(dur)),
-        ("t_end", derived.t_end),
-        ("correlation", int64_column(correlation)),
-        ("external_id", int64_column(external_id)),
-        ("stream", int64_column(stream)),
-        ("device", int64_column(device)),
-        ("seq_num", int64_column(seq_num)),
-        ("flow_id", int64_column(flow_id)),
+        ("t_end", floats),
+        ("correlation", Arc::clone(&ints)),
+        ("external_id", Arc::clone(&ints)),
+        ("stream", Arc::clone(&ints)),
+        ("device", Arc::clone(&ints)),
+        ("seq_num", Arc::clone(&ints)),
+        ("flow_id", ints),
         ("parent_uid", derived.parent_uid),
         ("parent_kind", derived.parent_kind),
         ("args", args),
     ])?;
-    Ok((batch, in_file))
+    Ok((batch, apart))
+}
+
+/// The columns of `args`' ids that most events lack (on the 1 GB benchmark
+/// trace 11% of events carry a correlation, 4% a stream, none a sequence
+/// number): 180 MB as full Int64 columns there, 26 MB as (row, value) pairs.
+const SPARSE: [&str; 6] = [
+    "correlation",
+    "external_id",
+    "stream",
+    "device",
+    "seq_num",
+    "flow_id",
+];
+
+/// What a load keeps of a trace's `events` outside the batch, and fills in
+/// for the scans that read it ([`complete`]).
+#[derive(Debug)]
+pub struct HeldApart {
+    /// Rows of the batch it belongs to.
+    rows: usize,
+    /// Where `args` is read back from; None when the batch holds it (standard
+    /// input).
+    args: Option<ArgsInFile>,
+    /// The [`SPARSE`] columns.
+    sparse: Vec<(&'static str, Sparse)>,
+}
+
+impl HeldApart {
+    /// Bytes held, for `TRACESQL_TIMINGS`.
+    pub fn memory_size(&self) -> usize {
+        let args = self.args.as_ref().map_or(0, ArgsInFile::memory_size);
+        args + self
+            .sparse
+            .iter()
+            .map(|(_, s)| s.memory_size())
+            .sum::<usize>()
+    }
+}
+
+/// One column's non-NULL rows and their values, rows ascending.
+#[derive(Debug)]
+struct Sparse {
+    rows: Vec<u32>,
+    values: Vec<i64>,
+}
+
+impl Sparse {
+    /// The column's set rows, found a validity word at a time (most are 0).
+    fn of(column: Column<i64>) -> Sparse {
+        let (values, valid) = column.into_parts();
+        let (words, len) = valid.into_parts();
+        let (mut rows, mut kept) = (Vec::new(), Vec::new());
+        for (w, &word) in words.iter().enumerate() {
+            let mut bits = word;
+            while bits != 0 {
+                let row = w * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                if let Some(&value) = values.get(row).filter(|_| row < len) {
+                    rows.push(row as u32);
+                    kept.push(value);
+                }
+            }
+        }
+        Sparse { rows, values: kept }
+    }
+
+    /// The full column of `n` rows.
+    fn column(&self, n: usize) -> ArrayRef {
+        let mut values = vec![0i64; n];
+        let mut valid = vec![0u64; n.div_ceil(64)];
+        for (&row, &value) in self.rows.iter().zip(&self.values) {
+            let row = row as usize;
+            if let Some(slot) = values.get_mut(row) {
+                *slot = value;
+                valid[row / 64] |= 1 << (row % 64);
+            }
+        }
+        let valid = BooleanBuffer::new(Buffer::from_vec(valid), 0, n);
+        Arc::new(Int64Array::new(
+            ScalarBuffer::from(values),
+            Some(NullBuffer::new(valid)),
+        ))
+    }
+
+    fn memory_size(&self) -> usize {
+        self.rows.capacity() * 4 + self.values.capacity() * 8
+    }
+}
+
+/// All-NULL Int64 and Float64 columns of `n` rows sharing one zeroed buffer:
+/// the batch's placeholders for the columns held apart.
+fn placeholders(n: usize) -> (ArrayRef, ArrayRef) {
+    let zeros = Buffer::from(MutableBuffer::from_len_zeroed(n * 8));
+    let nulls = NullBuffer::new_null(n);
+    let ints = Int64Array::new(ScalarBuffer::new(zeros.clone(), 0, n), Some(nulls.clone()));
+    let floats = Float64Array::new(ScalarBuffer::new(zeros, 0, n), Some(nulls));
+    (Arc::new(ints), Arc::new(floats))
 }
 
 /// Each event's edge kind as a dictionary over the three kinds (no hashing of
@@ -147,22 +251,109 @@ fn args_column(args: ArgsText) -> Result<ArrayRef, ArrowError> {
     utf8_parts(args.text, args.offsets.0, args.valid)
 }
 
-/// `batch` (this trace's events) with its `args` column read from the file.
-pub fn with_args(batch: &RecordBatch, args: &ArgsInFile) -> Result<RecordBatch, IngestError> {
+/// `batch` (this trace's events) with the columns held apart filled in where
+/// `projection` (column indexes; None: all) includes them, then projected:
+/// `args` read back from the file, the sparse ids, `t_end` as ts + dur (ts
+/// where dur is missing).
+pub fn complete(
+    batch: &RecordBatch,
+    apart: &HeldApart,
+    projection: Option<&[usize]>,
+) -> Result<RecordBatch, IngestError> {
+    let path = apart.args.as_ref().map_or("events", |a| a.path());
     let bad = |e: ArrowError| {
-        let message = format!("cannot read events.args back: {e}");
-        IngestError::new(args.path(), crate::ingest::Problem::Read(message))
+        let message = format!("cannot complete the events table: {e}");
+        IngestError::new(path, crate::ingest::Problem::Read(message))
     };
-    if args.rows() != batch.num_rows() {
-        return Err(bad(ArrowError::ComputeError(format!(
-            "{} args positions for {} events",
-            args.rows(),
+    if apart.rows != batch.num_rows() {
+        let rows = format!(
+            "{} rows held apart for {} events",
+            apart.rows,
             batch.num_rows()
-        ))));
+        );
+        return Err(bad(ArrowError::ComputeError(rows)));
     }
-    let column = args_column(args.read()?).map_err(bad)?;
+    let schema = batch.schema();
+    let wanted = |at: usize| projection.is_none_or(|p| p.contains(&at));
+    let at = |name: &str| schema.index_of(name).map_err(bad);
     let mut columns = batch.columns().to_vec();
-    let index = batch.schema().index_of("args").map_err(bad)?;
-    columns[index] = column;
-    RecordBatch::try_new(batch.schema(), columns).map_err(bad)
+    if let Some(args) = apart
+        .args
+        .as_ref()
+        .filter(|_| wanted(at("args").unwrap_or(0)))
+    {
+        columns[at("args")?] = args_column(args.read()?).map_err(bad)?;
+    }
+    for (name, sparse) in &apart.sparse {
+        let index = at(name)?;
+        if wanted(index) {
+            columns[index] = sparse.column(apart.rows);
+        }
+    }
+    let t_end = at("t_end")?;
+    if wanted(t_end) {
+        columns[t_end] = t_end_column(&columns[at("ts")?], &columns[at("dur")?]).map_err(bad)?;
+    }
+    let full = RecordBatch::try_new(schema, columns).map_err(bad)?;
+    match projection {
+        Some(p) => full.project(p).map_err(bad),
+        None => Ok(full),
+    }
+}
+
+/// ts + dur, ts where dur is missing, NULL where ts is (`RawTrace::t_end`).
+fn t_end_column(ts: &ArrayRef, dur: &ArrayRef) -> Result<ArrayRef, ArrowError> {
+    let (Some(ts), Some(dur)) = (
+        ts.as_primitive_opt::<Float64Type>(),
+        dur.as_primitive_opt::<Float64Type>(),
+    ) else {
+        return Err(ArrowError::SchemaError(
+            "events.ts and dur are not Float64".into(),
+        ));
+    };
+    let ends: Float64Array = ts
+        .iter()
+        .zip(dur.iter())
+        .map(|(ts, dur)| ts.map(|ts| ts + dur.unwrap_or(0.0)))
+        .collect();
+    Ok(Arc::new(ends))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use datafusion::arrow::array::Array;
+
+    /// A sparse column gives back every value at its row, NULL elsewhere,
+    /// across validity words (rows 0, 63, 64, 129 of 130).
+    #[test]
+    fn sparse_columns_round_trip() {
+        let mut column = Column::<i64>::default();
+        let set = [(0, -5), (63, 7), (64, i64::MAX), (129, 0)];
+        for row in 0..130 {
+            column.push(set.iter().find(|(r, _)| *r == row).map(|(_, v)| *v));
+        }
+        let sparse = Sparse::of(column);
+        assert_eq!(sparse.rows, [0, 63, 64, 129]);
+        let full = sparse.column(130);
+        let full = full.as_primitive::<datafusion::arrow::datatypes::Int64Type>();
+        assert_eq!(full.null_count(), 126);
+        for (row, value) in set {
+            assert_eq!(full.value(row), value, "row {row}");
+        }
+        assert!(full.is_null(1) && full.is_null(65) && full.is_null(128));
+    }
+
+    /// t_end is ts + dur, ts without dur, NULL without ts.
+    #[test]
+    fn t_end_is_ts_plus_dur() {
+        let ts: ArrayRef = Arc::new(Float64Array::from(vec![Some(1.5), Some(2.0), None]));
+        let dur: ArrayRef = Arc::new(Float64Array::from(vec![Some(0.25), None, Some(1.0)]));
+        let ends = t_end_column(&ts, &dur).expect("Float64 columns");
+        let ends = ends.as_primitive::<Float64Type>();
+        assert_eq!(
+            ends.iter().collect::<Vec<_>>(),
+            [Some(1.75), Some(2.0), None]
+        );
+    }
 }

@@ -24,11 +24,11 @@ pub(crate) use columns::col;
 pub use columns::{
     cast_batch, rank_of, repeat_dict, set_rank, stored_schema, ColumnDoc, TableDoc, Ty, RANK,
 };
-pub use events::with_args as events_with_args;
+pub use events::{complete as complete_events, HeldApart as EventsHeldApart};
 pub use ops::with_input_lists as ops_with_input_lists;
 pub use tree_edges::{count as tree_edges_count, derive_columns as tree_edges_columns};
 
-use crate::ingest::{ArgsInFile, RawTrace};
+use crate::ingest::RawTrace;
 use crate::tree::Links;
 
 /// Version of the table schemas below: bumped whenever a table's columns or their
@@ -69,7 +69,8 @@ pub fn table_doc(name: &str) -> Option<&'static TableDoc> {
 /// The tables of one trace: `(table name, batch)` in [`TABLES`] order, all but
 /// the [`DERIVED`] ones (`kernel_ancestors` from `events` and `kernels`,
 /// `tree_edges` from `events`, when read), and where
-/// `events.args` is to be read from when it was not kept (see `ingest::reread`).
+/// what `events` holds apart from its batch (`events::HeldApart`: its args in
+/// the file, see `ingest::reread`, and its sparse columns).
 ///
 /// Takes the trace and its links, and lets go of each as soon as it can, since
 /// the peak memory of a load is reached here: `ops` (the slowest for a PyTorch
@@ -84,7 +85,7 @@ pub fn build_tables(
     mut trace: RawTrace,
     mut links: Links,
     trace_name: &str,
-) -> Result<(Tables, Option<ArgsInFile>), ArrowError> {
+) -> Result<(Tables, EventsHeldApart), ArrowError> {
     // The args held for kernels and collectives (all of them for stdin, whose
     // events.args come from here): dropped once those two are built.
     let held_args = std::mem::take(&mut trace.held_args);
@@ -134,7 +135,7 @@ pub fn build_tables(
     let derived = timed("events (derived)", || events::derive(&mut trace, &parent))?;
     drop(parent);
     let (trace_meta, threads, ranks, native_tables) = side;
-    let (events, args) = timed("events", || events::build(trace, derived, trace_name))?;
+    let (events, apart) = timed("events", || events::build(trace, derived, trace_name))?;
     let rank = rank_of(&ranks);
     let tables = vec![
         (events::DOC.name, events),
@@ -150,7 +151,7 @@ pub fn build_tables(
         .chain(native_tables)
         .map(|(name, batch)| Ok((name, set_rank(&batch, rank)?)))
         .collect::<Result<_, ArrowError>>()?;
-    Ok((tables, args))
+    Ok((tables, apart))
 }
 
 /// A builder thread's result, its panic an error.
