@@ -9,6 +9,7 @@
 /// Returns the allocator's free pages to the system where the allocator keeps
 /// them (glibc on Linux); elsewhere nothing to do.
 pub fn return_freed_memory() {
+    let _timing = crate::timing::Phase::start("  return freed memory");
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: malloc_trim only releases free memory of the allocator's own
     // arenas; it touches no live allocation and takes no pointer.

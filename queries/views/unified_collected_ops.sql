@@ -4,9 +4,11 @@
 -- description: The ops unified_perf_events collects, one row each, with their GPU work, op category and perf model result.
 --
 -- A step of unified_perf_events; a view of its own so that each op's perf model
--- runs once. It keeps the four fields of the model's result that the final
--- table reads, not the result itself: its params list, written out per row,
--- was half of this view's memory (66 of 143 MB on the 1 GB benchmark trace).
+-- runs once. It keeps the model's result without its params list: written out
+-- per row, the list was half of this view's memory (66 of 143 MB on the 1 GB
+-- benchmark trace), and the final table reads only perf_params (its text). The
+-- result stays one column, cast to the fields kept: taking the fields out here
+-- would have DataFusion evaluate the model once per field.
 -- Columns:
 --   trace: the trace file the row comes from
 --   uid: the collected cpu_op (events.uid)
@@ -26,11 +28,9 @@
 --     (launchers.op_category), else 'other'
 --   kernel_time: busy time of its GPU work (collectives included), µs
 --   kernel_details: LIST<STRUCT<name, dur, stream>> in launch order
---   model_error: op_perf's error (fwd pass, 'bugfixes'; 'tracelens' with
---     --tracelens-compat); NULL when the model computed or there is none
---   flops: op_perf's FLOPs; NULL without a model
---   bytes: op_perf's bytes moved; NULL without a model
---   compute_spec: op_perf's compute spec; NULL without a model
+--   perf: op_perf's result (fwd pass, 'bugfixes'; 'tracelens' with
+--     --tracelens-compat) without its params: STRUCT<model_class, flops, bytes,
+--     compute_spec, error>; NULL without a model
 --   perf_params: op_params' result (a Python dict); NULL without a model
 WITH sets AS (
   SELECT trace, uid, bool_or(has_model) AS has_model,
@@ -52,7 +52,7 @@ modelled AS (
            op_perf(o.name, o.input_dims_json, o.input_types_json, o.input_strides_json,
                    o.concrete_inputs_json, s.kernel_names, 'fwd',
                    CASE WHEN tracelens_compat() THEN 'tracelens' ELSE 'bugfixes' END)
-         END AS perf,
+         END AS model,
          CASE WHEN s.has_model THEN
            op_params(o.name, o.input_dims_json, o.input_types_json, o.input_strides_json,
                      o.concrete_inputs_json, s.kernel_names, 'fwd',
@@ -73,6 +73,8 @@ SELECT trace, uid, name, order_ts, process_name, process_label, thread_name,
        -- name ambiguous.)
        arrow_cast(kernels, 'List(Struct("name": Utf8, "dur": Float64, "stream": Int64))')
          AS kernel_details,
-       perf['error'] AS model_error, perf['flops'] AS flops, perf['bytes'] AS bytes,
-       perf['compute_spec'] AS compute_spec, perf_params
+       arrow_cast(model,
+         'Struct("model_class": Utf8, "flops": Float64, "bytes": Float64, "compute_spec": Utf8, "error": Utf8)')
+         AS perf,
+       perf_params
 FROM modelled

@@ -129,9 +129,11 @@ all_rows AS (
   SELECT trace, uid, name, false AS synthetic, order_ts, op_category, process_name,
          process_label, thread_name, input_dims_json, input_types_json,
          input_strides_json, concrete_inputs_json, duration_us, has_perf_model,
-         kernel_time, kernel_details, model_error, flops, bytes, compute_spec, perf_params
+         kernel_time, kernel_details, perf['error'] AS model_error,
+         perf['flops'] AS flops, perf['bytes'] AS bytes,
+         perf['compute_spec'] AS compute_spec, perf_params
   FROM unified_collected_ops
-  WHERE model_error IS NULL OR NOT starts_with(model_error, 'not_implemented')
+  WHERE perf['error'] IS NULL OR NOT starts_with(perf['error'], 'not_implemented')
   UNION ALL
   SELECT trace, uid, name, true, order_ts, op_category, process_name, process_label,
          thread_name, input_dims_json, input_types_json, input_strides_json,

@@ -6,13 +6,14 @@ use super::columns::{
 use crate::ingest::{ArgsInFile, ArgsText, Column, IngestError, RawTrace};
 use crate::tree::EdgeKind;
 use datafusion::arrow::array::{
-    new_null_array, ArrayRef, AsArray, DictionaryArray, Float64Array, Int32Array, Int64Array,
-    StringArray,
+    new_null_array, Array, ArrayRef, AsArray, DictionaryArray, Float64Array, Int32Array,
+    Int64Array, StringArray,
 };
 use datafusion::arrow::buffer::{BooleanBuffer, Buffer, MutableBuffer, NullBuffer, ScalarBuffer};
 use datafusion::arrow::datatypes::{DataType, Float64Type, Int32Type};
 use datafusion::arrow::{error::ArrowError, record_batch::RecordBatch};
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 
 pub const DOC: TableDoc = TableDoc {
     name: "events",
@@ -114,6 +115,7 @@ pub fn build(
         rows: n,
         args: in_file,
         sparse: SPARSE.into_iter().zip(sparse.map(Sparse::of)).collect(),
+        filled: Mutex::default(),
     };
     let (ints, floats) = placeholders(n);
     let batch = DOC.batch(vec![
@@ -163,9 +165,29 @@ pub struct HeldApart {
     args: Option<ArgsInFile>,
     /// The [`SPARSE`] columns.
     sparse: Vec<(&'static str, Sparse)>,
+    /// The columns filled in last, while a scan still holds them: scans that
+    /// overlap (the reports plan their views side by side) share one copy
+    /// instead of each building its own.
+    filled: Mutex<HashMap<&'static str, Weak<dyn Array>>>,
 }
 
 impl HeldApart {
+    /// Column `name` filled in: the one a scan still holds, else built.
+    fn filled(
+        &self,
+        name: &'static str,
+        build: impl FnOnce() -> Result<ArrayRef, ArrowError>,
+    ) -> Result<ArrayRef, ArrowError> {
+        let filled = || self.filled.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(column) = filled().get(name).and_then(Weak::upgrade) {
+            return Ok(column);
+        }
+        // Built unlocked: scans filling other columns do not wait for this one.
+        let column = build()?;
+        filled().insert(name, Arc::downgrade(&column));
+        Ok(column)
+    }
+
     /// Bytes held, for `TRACESQL_TIMINGS`.
     pub fn memory_size(&self) -> usize {
         let args = self.args.as_ref().map_or(0, ArgsInFile::memory_size);
@@ -277,22 +299,24 @@ pub fn complete(
     let wanted = |at: usize| projection.is_none_or(|p| p.contains(&at));
     let at = |name: &str| schema.index_of(name).map_err(bad);
     let mut columns = batch.columns().to_vec();
-    if let Some(args) = apart
-        .args
-        .as_ref()
-        .filter(|_| wanted(at("args").unwrap_or(0)))
-    {
-        columns[at("args")?] = args_column(args.read()?).map_err(bad)?;
+    let args = at("args")?;
+    if let Some(in_file) = apart.args.as_ref().filter(|_| wanted(args)) {
+        columns[args] = args_column(in_file.read()?).map_err(bad)?;
     }
     for (name, sparse) in &apart.sparse {
         let index = at(name)?;
         if wanted(index) {
-            columns[index] = sparse.column(apart.rows);
+            columns[index] = apart
+                .filled(name, || Ok(sparse.column(apart.rows)))
+                .map_err(bad)?;
         }
     }
     let t_end = at("t_end")?;
     if wanted(t_end) {
-        columns[t_end] = t_end_column(&columns[at("ts")?], &columns[at("dur")?]).map_err(bad)?;
+        let (ts, dur) = (&columns[at("ts")?], &columns[at("dur")?]);
+        columns[t_end] = apart
+            .filled("t_end", || t_end_column(ts, dur))
+            .map_err(bad)?;
     }
     let full = RecordBatch::try_new(schema, columns).map_err(bad)?;
     match projection {
@@ -322,7 +346,6 @@ fn t_end_column(ts: &ArrayRef, dur: &ArrayRef) -> Result<ArrayRef, ArrowError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use datafusion::arrow::array::Array;
 
     /// A sparse column gives back every value at its row, NULL elsewhere,
     /// across validity words (rows 0, 63, 64, 129 of 130).

@@ -197,7 +197,8 @@ async fn run_sheets(
             needed.extend_from_slice(keep);
             let released = engine.release_views_unneeded_by(&needed);
             if !released.is_empty() {
-                crate::memory::return_freed_memory();
+                // Off the runtime's workers: a trim of a large heap takes ~10 ms.
+                tokio::task::spawn_blocking(crate::memory::return_freed_memory);
                 crate::timing::note(&format!("released views: {}", released.join(", ")));
             }
         }
