@@ -629,11 +629,16 @@ impl Engine {
         std::mem::replace(&mut options.execution.target_partitions, partitions)
     }
 
-    /// Forgets the rows of every computed view that none of `texts` (SQL still
-    /// to run) needs; returns their names. See
-    /// [`views::CatalogSchema::release_views_unneeded_by`].
-    pub fn release_views_unneeded_by(&self, texts: &[&str]) -> Vec<String> {
-        self.schema.release_views_unneeded_by(texts)
+    /// The views `text` names. See [`views::CatalogSchema::views_named_in`].
+    pub fn views_named_in(&self, text: &str) -> Vec<String> {
+        self.schema.views_named_in(text)
+    }
+
+    /// Forgets the rows of every computed view that SQL naming the views
+    /// `named` does not need; returns their names. See
+    /// [`views::CatalogSchema::release_views_except`].
+    pub fn release_views_except(&self, named: &[&str]) -> Vec<String> {
+        self.schema.release_views_except(named)
     }
 
     /// Row count of a registered table.

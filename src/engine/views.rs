@@ -55,6 +55,8 @@ pub struct CatalogSchema {
 struct ViewSlot {
     definition: ViewDefinition,
     planned: OnceCell<Arc<LazyView>>,
+    /// The views its SQL names ([`views_named`]), found once when asked.
+    named: std::sync::OnceLock<Vec<String>>,
 }
 
 #[derive(Debug, Clone)]
@@ -124,35 +126,40 @@ impl CatalogSchema {
         }
     }
 
-    /// Forgets the plan and rows of every computed view that none of `texts`
-    /// (SQL still to run, header fields included) needs, and returns their
-    /// names. A text needs the views it names and, through each of those whose
-    /// rows are not computed yet, the views that one names; a computed view no
-    /// longer needs its inputs. Names are matched as words, so a mention in a
-    /// comment keeps a view too: erring that way costs memory, never a result.
-    /// A released view read again is planned and computed anew, and a plan
-    /// already holding one keeps its rows alive until it is done, so a late
-    /// reader is slower, never wrong.
+    /// The views `text` (SQL, or a header field holding SQL) names, matched
+    /// as words outside `--` comments: a view named in a string literal is
+    /// counted too, which errs on the side of keeping it.
+    pub fn views_named_in(&self, text: &str) -> Vec<String> {
+        views_named(text, &read(&self.views))
+    }
+
+    /// Forgets the plan and rows of every computed view that SQL still to run
+    /// does not need, and returns their names. `named`: the views that SQL
+    /// names ([`views_named_in`](Self::views_named_in)); it also needs, through
+    /// each of those whose rows are not computed yet, the views that one names;
+    /// a computed view no longer needs its inputs. A released view read again
+    /// is planned and computed anew, and a plan already holding one keeps its
+    /// rows alive until it is done, so a late reader is slower, never wrong.
     ///
     /// Why: `report` computes a dozen views, some over 100 MB on a 1 GB trace,
     /// and most have no reader left long before the last report ends.
-    pub fn release_views_unneeded_by(&self, texts: &[&str]) -> Vec<String> {
+    pub fn release_views_except(&self, named: &[&str]) -> Vec<String> {
         if self.inline.load(std::sync::atomic::Ordering::Relaxed) {
             return Vec::new(); // a cluster's views are not held here
         }
         let mut views = write(&self.views);
         let mut needed: HashSet<String> = HashSet::new();
-        let mut todo: Vec<String> = texts
-            .iter()
-            .flat_map(|text| views_named(text, &views))
-            .collect();
+        let mut todo: Vec<String> = named.iter().map(|n| n.to_string()).collect();
         while let Some(name) = todo.pop() {
             if needed.contains(&name) {
                 continue;
             }
             if let Some(slot) = views.get(&name) {
                 if !slot.has_rows() {
-                    todo.extend(views_named(&slot.definition.sql, &views));
+                    let reads = slot
+                        .named
+                        .get_or_init(|| views_named(&slot.definition.sql, &views));
+                    todo.extend(reads.iter().cloned());
                 }
             }
             needed.insert(name);
@@ -160,7 +167,12 @@ impl CatalogSchema {
         let mut released = Vec::new();
         for (name, slot) in views.iter_mut() {
             if slot.has_rows() && !needed.contains(name) {
-                *slot = Arc::new(ViewSlot::new(slot.definition.clone()));
+                let fresh = ViewSlot {
+                    definition: slot.definition.clone(),
+                    planned: OnceCell::new(),
+                    named: slot.named.clone(),
+                };
+                *slot = Arc::new(fresh);
                 released.push(name.clone());
             }
         }
@@ -221,6 +233,7 @@ impl ViewSlot {
         ViewSlot {
             definition,
             planned: OnceCell::new(),
+            named: std::sync::OnceLock::new(),
         }
     }
 

@@ -160,8 +160,8 @@ pub async fn run_sheets_of_kind(
 }
 
 /// The sheets of `kind`; with `release`, views no report still running needs
-/// (nor `release`'s own texts) are forgotten as reports finish: for a caller
-/// that runs nothing else on the session's views afterwards.
+/// (nor the views `release` names) are forgotten as reports finish: for a
+/// caller that runs nothing else on the session's views afterwards.
 async fn run_sheets(
     engine: &Engine,
     kind: QueryKind,
@@ -169,7 +169,11 @@ async fn run_sheets(
     release: Option<&[&str]>,
 ) -> Result<Vec<Sheet>, Error> {
     let reports = selected_of_kind(engine.catalog(), kind, only)?;
-    let texts: Vec<Vec<&str>> = reports.iter().map(|q| texts_of(q)).collect();
+    // What each report names, found once (empty when nothing is released).
+    let named: Vec<Vec<String>> = match release {
+        Some(_) => reports.iter().map(|q| views_named_by(engine, q)).collect(),
+        None => Vec::new(),
+    };
     let has_platform = engine.platform().is_some();
     let integer_times = integer_times(&engine.runner()).await?;
     // The reports are the parallelism: each runs on one partition.
@@ -189,13 +193,15 @@ async fn run_sheets(
         done.push(joined.map_err(|e| Error::Output(format!("a report task failed: {e}")))?);
         if let Some(keep) = release {
             let finished: HashSet<usize> = done.iter().map(|(position, _)| *position).collect();
-            let pending = texts
+            let pending = named
                 .iter()
                 .enumerate()
                 .filter(|(p, _)| !finished.contains(p));
-            let mut needed: Vec<&str> = pending.flat_map(|(_, t)| t.iter().copied()).collect();
+            let mut needed: Vec<&str> = pending
+                .flat_map(|(_, names)| names.iter().map(String::as_str))
+                .collect();
             needed.extend_from_slice(keep);
-            let released = engine.release_views_unneeded_by(&needed);
+            let released = engine.release_views_except(&needed);
             if !released.is_empty() {
                 // Off the runtime's workers: a trim of a large heap takes ~10 ms.
                 tokio::task::spawn_blocking(crate::memory::return_freed_memory);
@@ -226,12 +232,14 @@ pub async fn run_reports_and_health(
     Ok((sheets?, health?))
 }
 
-/// Every SQL text a report runs: its query and its header fields (`-- when:`,
-/// `-- drop_columns_if:`, `-- spread:`, ...), for what views it needs.
-fn texts_of(query: &Query) -> Vec<&str> {
-    let mut texts = vec![query.sql.as_str()];
-    texts.extend(query.extra.values().map(String::as_str));
-    texts
+/// The views a report names in every SQL text it runs: its query and its
+/// header fields (`-- when:`, `-- drop_columns_if:`, `-- spread:`, ...).
+fn views_named_by(engine: &Engine, query: &Query) -> Vec<String> {
+    let texts = std::iter::once(&query.sql).chain(query.extra.values());
+    let mut named: Vec<String> = texts.flat_map(|t| engine.views_named_in(t)).collect();
+    named.sort();
+    named.dedup();
+    named
 }
 
 /// The `-- when:` conditions of one run of the reports, evaluated once each: most

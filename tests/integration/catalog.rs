@@ -442,19 +442,25 @@ async fn views_no_pending_query_needs_are_released() {
         rows(&engine, "SELECT n FROM kernel_count").await,
         [[n.to_string()]]
     );
-    let released = engine.release_views_unneeded_by(&["SELECT n2 FROM kernel_count_twice"]);
+    let named = engine.views_named_in("SELECT n2 FROM kernel_count_twice");
+    assert_eq!(named, ["kernel_count_twice"]);
+    let named: Vec<&str> = named.iter().map(String::as_str).collect();
+    let released = engine.release_views_except(&named);
     assert!(released.is_empty(), "released {released:?}");
 
     // Both computed: kernel_count_twice no longer needs kernel_count.
     let twice_rows = rows(&engine, "SELECT n2 FROM kernel_count_twice").await;
     assert_eq!(twice_rows, [[(2 * n).to_string()]]);
-    let released = engine.release_views_unneeded_by(&["SELECT n2 FROM kernel_count_twice"]);
+    let released = engine.release_views_except(&named);
     assert_eq!(released, ["kernel_count"]);
 
     // A name in a comment keeps nothing.
-    let released = engine.release_views_unneeded_by(&["-- kernel_count_twice\nSELECT 1"]);
+    assert!(engine
+        .views_named_in("-- kernel_count_twice\nSELECT 1")
+        .is_empty());
+    let released = engine.release_views_except(&[]);
     assert_eq!(released, ["kernel_count_twice"]);
-    assert!(engine.release_views_unneeded_by(&[]).is_empty());
+    assert!(engine.release_views_except(&[]).is_empty());
 
     // Read again: computed anew, same rows.
     assert_eq!(
