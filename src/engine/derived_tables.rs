@@ -23,6 +23,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use datafusion::arrow::datatypes::SchemaRef;
+use datafusion::arrow::error::ArrowError;
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::catalog::{Session, TableProvider};
 use datafusion::datasource::{MemTable, TableType};
@@ -120,32 +121,31 @@ pub fn events(schema: SchemaRef, traces: Vec<TraceEvents>) -> Result<ProducedTab
 /// `ops`: the batches with the input lists the projection includes parsed
 /// from their JSON columns.
 pub fn ops(schema: SchemaRef, batches: Vec<RecordBatch>) -> ProducedTable {
-    let produce = move |projection: Option<&Vec<usize>>| {
-        let projection = projection.map(Vec::as_slice);
-        let with_lists = |batch: &RecordBatch| ops_with_input_lists(batch, projection);
-        Ok(batches
-            .iter()
-            .map(with_lists)
-            .collect::<std::result::Result<_, _>>()?)
-    };
-    ProducedTable {
-        name: "ops",
-        schema,
-        produce: Box::new(produce),
-    }
+    each_batch("ops", schema, batches, ops_with_input_lists)
 }
 
 /// `tree_edges`, derived from each trace's events.
 pub fn tree_edges(schema: SchemaRef, events: Vec<RecordBatch>) -> ProducedTable {
+    each_batch("tree_edges", schema, events, tree_edges_columns)
+}
+
+/// A table whose scan gives `derive(batch, projection)` of each of `batches`
+/// (one per trace).
+fn each_batch(
+    name: &'static str,
+    schema: SchemaRef,
+    batches: Vec<RecordBatch>,
+    derive: fn(&RecordBatch, Option<&[usize]>) -> std::result::Result<RecordBatch, ArrowError>,
+) -> ProducedTable {
     let produce = move |projection: Option<&Vec<usize>>| {
         let projection = projection.map(Vec::as_slice);
-        Ok(events
+        Ok(batches
             .iter()
-            .map(|events| tree_edges_columns(events, projection))
+            .map(|batch| derive(batch, projection))
             .collect::<std::result::Result<_, _>>()?)
     };
     ProducedTable {
-        name: "tree_edges",
+        name,
         schema,
         produce: Box::new(produce),
     }

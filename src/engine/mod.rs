@@ -64,7 +64,8 @@ pub struct Engine {
     ctx: SessionContext,
     catalog: Arc<Catalog>,
     batches: BTreeMap<&'static str, Vec<RecordBatch>>,
-    /// Where each `events` batch's args are read from, when not in the batch.
+    /// What each `events` batch holds apart, filled in by the scans (None: all
+    /// in the batch).
     events_apart: Vec<Option<Arc<crate::model::EventsHeldApart>>>,
     trace_names: Vec<String>,
     platforms: Arc<platform::PlatformState>,

@@ -37,8 +37,9 @@ pub struct LoadedTrace {
     /// The `trace` column value: the file name without its extensions.
     pub name: String,
     pub tables: Vec<(&'static str, RecordBatch)>,
-    /// Where `events.args` is read from when it is not in the `events` batch
-    /// (NULL there): a trace loaded from a file. See `ingest::reread`.
+    /// What the `events` batch holds apart (NULL placeholders there): its args
+    /// in the trace file (see `ingest::reread`), its sparse ids, `t_end`. None
+    /// when the batch holds everything (an export read back).
     pub events_apart: Option<Arc<model::EventsHeldApart>>,
     /// The run it was appended under, for a trace read from a dataset
     /// (`trace_run()` in SQL); None for a trace file.

@@ -75,6 +75,17 @@ impl TableDoc {
         Arc::new(Schema::new(fields))
     }
 
+    /// The schema of the columns at `projection` (indexes into the documented
+    /// columns, in that order; None: all): what a table derived on each scan
+    /// builds.
+    pub fn projected_schema(&self, projection: Option<&[usize]>) -> Result<SchemaRef, ArrowError> {
+        let schema = self.schema();
+        match projection {
+            Some(columns) => Ok(Arc::new(schema.project(columns)?)),
+            None => Ok(schema),
+        }
+    }
+
     /// Assembles a batch; `columns` must name the documented columns in order.
     /// A builder may leave [`RANK`] out: it is NULL until [`set_rank`] writes
     /// the trace's rank, which the builders do not know.

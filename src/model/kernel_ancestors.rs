@@ -6,7 +6,6 @@
 //! 7 MB a load then does not hold). See `engine::derived_tables`.
 
 use super::call_tree::Parents;
-use std::sync::Arc;
 
 use super::columns::{col, int64_values, rank_column, rank_of, repeat_dict, TableDoc, RANK};
 use datafusion::arrow::array::{AsArray, Int64Array};
@@ -52,9 +51,7 @@ pub fn derive_columns(
     name: &str,
     projection: Option<&[usize]>,
 ) -> Result<RecordBatch, ArrowError> {
-    let schema = DOC.schema();
-    let all: Vec<usize> = (0..schema.fields().len()).collect();
-    let schema = Arc::new(schema.project(projection.unwrap_or(&all))?);
+    let schema = DOC.projected_schema(projection)?;
     let wants = |column: &str| schema.index_of(column).is_ok();
     let (keep_kernel, keep_ancestor, keep_depth) =
         (wants("kernel_uid"), wants("ancestor_uid"), wants("depth"));

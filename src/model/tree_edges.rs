@@ -5,8 +5,6 @@
 //! rows, 99 MB on a 1 GB trace, which no report reads). See
 //! `engine::derived_tables`.
 
-use std::sync::Arc;
-
 use super::columns::{col, TableDoc};
 use datafusion::arrow::compute::{filter, is_not_null};
 use datafusion::arrow::record_batch::RecordBatchOptions;
@@ -39,9 +37,7 @@ pub fn derive_columns(
     events: &RecordBatch,
     projection: Option<&[usize]>,
 ) -> Result<RecordBatch, ArrowError> {
-    let schema = DOC.schema();
-    let all: Vec<usize> = (0..schema.fields().len()).collect();
-    let schema = Arc::new(schema.project(projection.unwrap_or(&all))?);
+    let schema = DOC.projected_schema(projection)?;
     let column = |name: &str| {
         events
             .column_by_name(name)

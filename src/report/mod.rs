@@ -189,10 +189,13 @@ async fn run_sheets(
         });
     }
     let mut done = Vec::new();
+    let mut finished = HashSet::new();
     while let Some(joined) = tasks.join_next().await {
-        done.push(joined.map_err(|e| Error::Output(format!("a report task failed: {e}")))?);
+        let (position, sheet) =
+            joined.map_err(|e| Error::Output(format!("a report task failed: {e}")))?;
+        done.push((position, sheet));
+        finished.insert(position);
         if let Some(keep) = release {
-            let finished: HashSet<usize> = done.iter().map(|(position, _)| *position).collect();
             let pending = named
                 .iter()
                 .enumerate()
@@ -458,14 +461,15 @@ const HEALTH_VIEW: &str = "trace_health_summary";
 /// cover 98.7% of GPU time; 2 warnings: see trace_health"). None when the catalog
 /// has no such view.
 pub async fn trace_health_lines(engine: &Engine) -> Result<Option<Vec<(String, String)>>, Error> {
-    const VIEW: &str = HEALTH_VIEW;
     let runner = engine.runner();
-    if runner.context().table_exist(VIEW).ok() != Some(true) {
+    if runner.context().table_exist(HEALTH_VIEW).ok() != Some(true) {
         return Ok(None);
     }
-    let fail = |e: &dyn std::fmt::Display| Error::query(format!("view {VIEW}: {e}"));
+    let fail = |e: &dyn std::fmt::Display| Error::query(format!("view {HEALTH_VIEW}: {e}"));
     let results = runner
-        .run_sql(&format!("SELECT trace, line FROM {VIEW} ORDER BY trace"))
+        .run_sql(&format!(
+            "SELECT trace, line FROM {HEALTH_VIEW} ORDER BY trace"
+        ))
         .await
         .map_err(|e| fail(&e))?;
     use datafusion::arrow::array::AsArray;
