@@ -174,10 +174,29 @@ fn resident_memory() -> String {
     };
     match (field("VmRSS:"), field("VmHWM:")) {
         (Some(rss), Some(peak)) => format!(
-            "  (rss {rss:.0} MB: anon {:.0} file {:.0}, peak {peak:.0} MB)",
+            "  (rss {rss:.0} MB: anon {:.0} file {:.0}, peak {peak:.0} MB{})",
             field("RssAnon:").unwrap_or(0.0),
-            field("RssFile:").unwrap_or(0.0)
+            field("RssFile:").unwrap_or(0.0),
+            heap_in_use()
         ),
         _ => String::new(),
     }
+}
+
+/// `, heap: N MB in use of M` (glibc's own count), where glibc is the allocator.
+fn heap_in_use() -> String {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        // SAFETY: mallinfo2 only reads the allocator's statistics.
+        let info = unsafe { libc::mallinfo2() };
+        let mb = |b: usize| b as f64 / 1048576.0;
+        format!(
+            ", heap {:.0} in use of {:.0} + mmap {:.0}",
+            mb(info.uordblks),
+            mb(info.arena),
+            mb(info.hblkhd)
+        )
+    }
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    String::new()
 }

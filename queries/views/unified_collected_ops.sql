@@ -1,5 +1,5 @@
 -- name: unified_collected_ops
--- version: 3
+-- version: 4
 -- kind: view
 -- description: The ops unified_perf_events collects, one row each, with their GPU work, op category and perf model result.
 --
@@ -66,13 +66,10 @@ modelled AS (
 SELECT trace, uid, name, order_ts, process_name, process_label, thread_name,
        input_dims_json, input_types_json, input_strides_json, concrete_inputs_json,
        duration_us, has_perf_model, op_category, kernel_time,
-       -- Names as plain text from here on: a list of dictionary-encoded names
-       -- made unified_perf_events' sort merge dictionaries, 0.6 s on 1 GB.
-       -- (`kernels` inside: on a cluster the views are inlined, and DataFusion's
-       -- push_down_leaf_projections finds a column and a cast of it under one
-       -- name ambiguous.)
-       arrow_cast(kernels, 'List(Struct("name": Utf8, "dur": Float64, "stream": Int64))')
-         AS kernel_details,
+       -- Names stay dictionary-encoded, each written once per batch: as plain
+       -- text the lists were 2/3 of this view (54 of 84 MB on 1 GB). (No sort
+       -- downstream: unified_perf_events numbers its rows without one.)
+       kernels AS kernel_details,
        arrow_cast(model,
          'Struct("model_class": Utf8, "flops": Float64, "bytes": Float64, "compute_spec": Utf8, "error": Utf8)')
          AS perf,

@@ -1,5 +1,5 @@
 -- name: unified_perf_events
--- version: 3
+-- version: 4
 -- kind: view
 -- description: The ops unified_perf_summary counts, one row each: the topmost op with a perf model on every call path, else the op that launched the kernels, plus a synthetic op per kernel nothing collected; with CPU duration, kernels, kernel time and perf metrics.
 --
@@ -86,17 +86,37 @@ orphan_parents AS (
 last_uid AS (
   SELECT trace, max(uid) AS uid FROM events GROUP BY trace
 ),
+-- The ops collected (not_implemented models left out), and their order
+-- computed on three columns: a window over the whole rows would sort their
+-- kernel lists along (the view's size, twice, on a 1 GB trace).
+real_rows AS (
+  SELECT * FROM unified_collected_ops
+  WHERE perf['error'] IS NULL OR NOT starts_with(perf['error'], 'not_implemented')
+),
+real_order AS (
+  SELECT trace, uid, row_number() OVER (PARTITION BY trace ORDER BY order_ts, uid) AS seq
+  FROM real_rows
+),
+real_counts AS (
+  SELECT trace, count(*) AS real_count FROM real_rows GROUP BY trace
+),
+-- Synthetic ops come after the real ones: launch-call copies first, each in
+-- kernel uid order.
+orphans_numbered AS (
+  SELECT p.*, row_number() OVER (PARTITION BY p.trace
+                                 ORDER BY p.parent_uid IS NOT NULL, p.uid) AS position
+  FROM orphan_parents p
+),
 synthetic_rows AS (
   SELECT p.trace,
-         u.uid + row_number() OVER (PARTITION BY p.trace
-                                    ORDER BY p.parent_uid IS NOT NULL, p.uid) AS uid,
+         u.uid + p.position AS uid,
+         arrow_cast(coalesce(c.real_count, 0), 'UInt64') + p.position AS seq,
          coalesce(
            CASE
              WHEN o.name IS NOT NULL THEN o.name
              WHEN tracelens_compat() THEN e.name
              WHEN p.scope_kind IN ('python', 'annotation') THEN p.scope_name
            END || '->', '') || p.name || ' (Synthetic Op)' AS name,
-         CAST(NULL AS DOUBLE) AS order_ts,
          coalesce(o.process_name, th.process_name) AS process_name,
          coalesce(o.process_label, th.process_label) AS process_label,
          coalesce(o.thread_name, th.thread_name) AS thread_name,
@@ -116,35 +136,34 @@ synthetic_rows AS (
            ELSE 'other'
          END AS op_category,
          p.t_end - p.ts AS kernel_time,
-         make_array(named_struct('name', arrow_cast(p.name, 'Utf8'), 'dur', p.dur, 'stream', p.stream))
+         make_array(named_struct('name', p.name, 'dur', p.dur, 'stream', p.stream))
            AS kernel_details
-  FROM orphan_parents p
+  FROM orphans_numbered p
   JOIN last_uid u ON u.trace = p.trace
+  LEFT JOIN real_counts c ON c.trace = p.trace
   LEFT JOIN ops o ON o.trace = p.trace AND o.uid = p.parent_uid
   LEFT JOIN launchers f ON f.trace = p.trace AND f.uid = p.parent_uid
   LEFT JOIN events e ON e.trace = p.trace AND e.uid = p.launch_uid
   LEFT JOIN threads th ON th.trace = e.trace AND th.pid = e.pid AND th.tid = e.tid
 ),
 all_rows AS (
-  SELECT trace, uid, name, false AS synthetic, order_ts, op_category, process_name,
-         process_label, thread_name, input_dims_json, input_types_json,
-         input_strides_json, concrete_inputs_json, duration_us, has_perf_model,
-         kernel_time, kernel_details, perf['error'] AS model_error,
-         perf['flops'] AS flops, perf['bytes'] AS bytes,
-         perf['compute_spec'] AS compute_spec, perf_params
-  FROM unified_collected_ops
-  WHERE perf['error'] IS NULL OR NOT starts_with(perf['error'], 'not_implemented')
+  SELECT r.trace, r.uid, r.name, o.seq, r.op_category, r.process_name,
+         r.process_label, r.thread_name, r.input_dims_json, r.input_types_json,
+         r.input_strides_json, r.concrete_inputs_json, r.duration_us, r.has_perf_model,
+         r.kernel_time, r.kernel_details, r.perf['error'] AS model_error,
+         r.perf['flops'] AS flops, r.perf['bytes'] AS bytes,
+         r.perf['compute_spec'] AS compute_spec, r.perf_params
+  FROM real_rows r
+  JOIN real_order o ON o.trace = r.trace AND o.uid = r.uid
   UNION ALL
-  SELECT trace, uid, name, true, order_ts, op_category, process_name, process_label,
+  SELECT trace, uid, name, seq, op_category, process_name, process_label,
          thread_name, input_dims_json, input_types_json, input_strides_json,
          concrete_inputs_json, duration_us, has_perf_model, kernel_time, kernel_details,
          CAST(NULL AS VARCHAR), CAST(NULL AS DOUBLE), CAST(NULL AS DOUBLE),
          CAST(NULL AS VARCHAR), CAST(NULL AS VARCHAR)
   FROM synthetic_rows
 )
-SELECT trace, uid, name,
-       row_number() OVER (PARTITION BY trace ORDER BY synthetic, order_ts, uid) AS seq,
-       op_category, process_name, process_label, thread_name,
+SELECT trace, uid, name, seq, op_category, process_name, process_label, thread_name,
        input_dims_json, input_types_json, input_strides_json, concrete_inputs_json,
        duration_us, has_perf_model, kernel_time, kernel_details, model_error,
        flops / 1e9 AS "GFLOPS",

@@ -15,11 +15,15 @@
 //!   derived from `events` on each scan (99 MB on a 1 GB trace; only
 //!   TraceDiff reads it).
 //! * `kernel_ancestors`: the closure of `events.parent_uid` over the GPU events,
-//!   derived from `events` and `kernels` on each scan (see
-//!   `model::kernel_ancestors`): 7 MB on the benchmark trace, a few ms to build.
+//!   derived from `events` and `kernels` on each scan a batch at a time, as
+//!   the query pulls them (see `model::kernel_ancestors` and
+//!   [`StreamedScan`]): 7 MB on the benchmark trace, 6 M rows and 150 MB of
+//!   columns on a 1 GB trace, of which a scan holds one batch.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
+
+use super::streamed_scan::{Batches, StreamedScan};
 
 use async_trait::async_trait;
 use datafusion::arrow::datatypes::SchemaRef;
@@ -151,23 +155,91 @@ fn each_batch(
     }
 }
 
-/// `kernel_ancestors`, derived from each trace's events and kernels.
-pub fn kernel_ancestors(schema: SchemaRef, traces: Vec<TraceTree>) -> ProducedTable {
-    let produce = move |projection: Option<&Vec<usize>>| {
-        let derive = |t: &TraceTree| {
-            let projection = projection.map(Vec::as_slice);
-            kernel_ancestors::derive_columns(&t.events, &t.kernels, &t.name, projection)
-        };
-        Ok(traces
-            .iter()
-            .map(derive)
-            .collect::<std::result::Result<_, _>>()?)
-    };
-    ProducedTable {
-        name: "kernel_ancestors",
+/// `kernel_ancestors`, derived from each trace's events and kernels a batch at
+/// a time as a query reads it (see [`StreamedScan`]).
+pub struct AncestorsTable {
+    schema: SchemaRef,
+    traces: Arc<Vec<TraceTree>>,
+    /// Rows over every trace, counted by the first scan (a walk of the tree).
+    rows: OnceLock<usize>,
+}
+
+/// Rows per batch of a `kernel_ancestors` scan: large enough that the walk,
+/// not the batches, costs the time; small enough to hold (2 MB per column).
+const ANCESTOR_ROWS_PER_BATCH: usize = 1 << 18;
+
+pub fn kernel_ancestors(schema: SchemaRef, traces: Vec<TraceTree>) -> AncestorsTable {
+    AncestorsTable {
         schema,
-        produce: Box::new(produce),
+        traces: Arc::new(traces),
+        rows: OnceLock::new(),
     }
+}
+
+impl AncestorsTable {
+    fn rows(&self) -> Result<usize> {
+        if let Some(&rows) = self.rows.get() {
+            return Ok(rows);
+        }
+        let mut rows = 0;
+        for t in self.traces.iter() {
+            rows += kernel_ancestors::count(&t.events, &t.kernels)?;
+        }
+        Ok(*self.rows.get_or_init(|| rows))
+    }
+}
+
+impl std::fmt::Debug for AncestorsTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "table kernel_ancestors (streamed on scan)")
+    }
+}
+
+#[async_trait]
+impl TableProvider for AncestorsTable {
+    fn schema(&self) -> SchemaRef {
+        Arc::clone(&self.schema)
+    }
+
+    fn table_type(&self) -> TableType {
+        TableType::Base
+    }
+
+    async fn scan(
+        &self,
+        _state: &dyn Session,
+        projection: Option<&Vec<usize>>,
+        _filters: &[Expr],
+        _limit: Option<usize>,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        let schema = projected(&self.schema, projection)?;
+        let (traces, projection) = (Arc::clone(&self.traces), projection.cloned());
+        let make = move || ancestor_batches(Arc::clone(&traces), projection.clone());
+        let scan = StreamedScan::new("kernel_ancestors", schema, self.rows()?, Arc::new(make));
+        Ok(Arc::new(scan))
+    }
+}
+
+/// One run of a `kernel_ancestors` scan: each trace's batches in turn.
+fn ancestor_batches(traces: Arc<Vec<TraceTree>>, projection: Option<Vec<usize>>) -> Batches {
+    let per_trace = (0..traces.len()).map(move |i| -> Batches {
+        let t = &traces[i];
+        let projection = projection.as_deref();
+        let rows = ANCESTOR_ROWS_PER_BATCH;
+        match kernel_ancestors::Batches::new(&t.events, &t.kernels, &t.name, projection, rows) {
+            Ok(batches) => Box::new(batches.map(|b| b.map_err(DataFusionError::from))),
+            Err(e) => Box::new(std::iter::once(Err(e.into()))),
+        }
+    });
+    Box::new(per_trace.flatten())
+}
+
+/// `schema` with only the columns of `projection` (None: all).
+fn projected(schema: &SchemaRef, projection: Option<&Vec<usize>>) -> Result<SchemaRef> {
+    Ok(match projection {
+        Some(columns) => Arc::new(schema.project(columns)?),
+        None => Arc::clone(schema),
+    })
 }
 
 #[async_trait]
@@ -188,11 +260,7 @@ impl TableProvider for ProducedTable {
         limit: Option<usize>,
     ) -> Result<Arc<dyn ExecutionPlan>> {
         let batches = (self.produce)(projection)?;
-        let schema = match projection {
-            Some(columns) => Arc::new(self.schema.project(columns)?),
-            None => Arc::clone(&self.schema),
-        };
-        MemTable::try_new(schema, vec![batches])?
+        MemTable::try_new(projected(&self.schema, projection)?, vec![batches])?
             .scan(state, None, filters, limit)
             .await
     }

@@ -5,6 +5,7 @@ pub mod drilldown;
 pub mod platform;
 pub mod replay_sql;
 pub mod session_catalog;
+mod streamed_scan;
 mod views;
 
 use std::collections::BTreeMap;
