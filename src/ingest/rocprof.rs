@@ -19,7 +19,9 @@ use serde::Deserialize;
 use super::kineto::decode::Event;
 use super::native::{Agent, ApiCall, Dispatch, MemoryCopy, SourceFormat, Text};
 use super::trace::{EventKind, FxMap, RawTrace};
-use super::{source, IngestError, Problem};
+use super::{IngestError, Problem};
+
+mod split;
 
 #[derive(Deserialize)]
 struct Document<'a> {
@@ -232,11 +234,19 @@ struct ApiRecord {
 /// Reads the rocprofv3 JSON file at `path`.
 pub fn load(path: &str) -> Result<RawTrace, IngestError> {
     let fail = |problem| IngestError::new(path, problem);
-    let bytes = crate::timing::timed("  read", || source::read_all(path)).map_err(fail)?;
-    if bytes.iter().all(u8::is_ascii_whitespace) {
+    let split = crate::timing::timed("  read", || split::read(path)).map_err(fail)?;
+    if split.is_blank() {
         return Err(fail(Problem::EmptyFile));
     }
-    let parsed = crate::timing::timed("  deserialize", || serde_json::from_slice(&bytes));
+    let whole;
+    let parts = crate::timing::timed("  deserialize", || deserialize_parts(&split));
+    let parsed = match parts {
+        Some(document) => Ok(document),
+        None => {
+            whole = split.whole();
+            crate::timing::timed("  deserialize whole", || deserialize(&whole))
+        }
+    };
     let document: Document = parsed.map_err(|e| {
         fail(Problem::Invalid(format!(
             "not a valid rocprofv3 JSON file: {}",
@@ -263,6 +273,30 @@ pub fn load(path: &str) -> Result<RawTrace, IngestError> {
     }
     trace.shrink_to_fit();
     Ok(trace)
+}
+
+/// One JSON value from `bytes`: read as text where the bytes are UTF-8 (checked
+/// once here, not string by string), else as bytes (serde's error).
+fn deserialize<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<T, serde_json::Error> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => serde_json::from_str(text),
+        Err(_) => serde_json::from_slice(bytes),
+    }
+}
+
+/// The document from its two parts (see [`split`]), the symbols deserialized
+/// on a second thread; None when there are no parts or either fails (the
+/// whole is then read for serde's error).
+fn deserialize_parts(split: &split::Split) -> Option<Document<'_>> {
+    let cut = split.symbols.as_ref()?;
+    let (document, symbols) = std::thread::scope(|scope| {
+        let symbols = scope.spawn(|| deserialize::<Vec<Symbol>>(&cut.bytes).ok());
+        let document = deserialize::<Document>(&split.doc).ok();
+        (document, symbols.join().ok().flatten())
+    });
+    let mut document = document?;
+    document.tools.get_mut(cut.tool)?.kernel_symbols = symbols?;
+    Some(document)
 }
 
 /// serde's message with its position, on one line.

@@ -471,7 +471,7 @@ pub fn read_all(path: &str) -> Result<Vec<u8>, Problem> {
 /// How many bytes the file at `path` holds once inflated, as its container
 /// says: a gzip member's trailer (ISIZE, the size modulo 4 GiB), a plain
 /// file's length. None for standard input, zip archives and unreadable files.
-fn inflated_size_hint(path: &str) -> Option<usize> {
+pub fn inflated_size_hint(path: &str) -> Option<usize> {
     if path == "-" {
         return None;
     }

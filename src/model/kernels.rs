@@ -99,7 +99,6 @@ pub fn build(
     let interned = |id_of: &dyn Fn(usize) -> Option<u32>| {
         dict_interned(uids.iter().map(|&u| id_of(u)), &trace.strings)
     };
-    let text = |v: Option<&RawValue>| v.map(|r| r.get().to_string());
     DOC.batch(vec![
         ("trace", repeat_dict(name, n)),
         ("uid", int64(uids.iter().map(|&u| Some(u as i64)))),
@@ -154,8 +153,15 @@ pub fn build(
             "op_name",
             interned(&|u| links.launcher_op[u].and_then(|o| trace.name.get(o as usize)))?,
         ),
-        ("grid", dict(args.iter().map(|a| text(a.grid)))?),
-        ("block", dict(args.iter().map(|a| text(a.block)))?),
+        // Borrowed from the args: the dictionary copies each distinct value once.
+        (
+            "grid",
+            dict(args.iter().map(|a| a.grid.map(RawValue::get)))?,
+        ),
+        (
+            "block",
+            dict(args.iter().map(|a| a.block.map(RawValue::get)))?,
+        ),
         (
             "registers_per_thread",
             int64(args.iter().map(|a| number(&a.registers))),

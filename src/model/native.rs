@@ -8,7 +8,10 @@ use super::columns::{
 };
 use crate::ingest::native::{Native, Text};
 use crate::ingest::Strings;
-use datafusion::arrow::{array::ArrayRef, error::ArrowError, record_batch::RecordBatch};
+use datafusion::arrow::array::{ArrayRef, BooleanBufferBuilder, Int64Array};
+use datafusion::arrow::buffer::{NullBuffer, ScalarBuffer};
+use datafusion::arrow::{error::ArrowError, record_batch::RecordBatch};
+use std::sync::Arc;
 
 pub const DISPATCHES: TableDoc = TableDoc {
     name: "kernel_dispatches",
@@ -162,6 +165,47 @@ fn ints<T>(rows: &[T], f: impl Fn(&T) -> Option<i64>) -> ArrayRef {
     int64(rows.iter().map(f))
 }
 
+/// `N` Int64 columns of `rows` filled in one pass over them. A native row is
+/// large (a dispatch is over half a kilobyte of optional fields), so a pass
+/// per column reads every row again from memory; here each row is read once
+/// and each column written in order. A column gets a validity buffer only
+/// where a row lacks its value, as `Int64Array::from_iter` gives it.
+fn int_columns<T, const N: usize>(rows: &[T], f: impl Fn(&T) -> [Option<i64>; N]) -> [ArrayRef; N] {
+    let mut values: [Vec<i64>; N] = std::array::from_fn(|_| Vec::with_capacity(rows.len()));
+    let mut valid: [BooleanBufferBuilder; N] =
+        std::array::from_fn(|_| BooleanBufferBuilder::new(rows.len()));
+    let mut nulls = [0usize; N];
+    for row in rows {
+        for (i, value) in f(row).into_iter().enumerate() {
+            values[i].push(value.unwrap_or_default());
+            valid[i].append(value.is_some());
+            nulls[i] += usize::from(value.is_none());
+        }
+    }
+    std::array::from_fn(|i| {
+        let valid = (nulls[i] > 0).then(|| NullBuffer::new(valid[i].finish()));
+        let values = ScalarBuffer::from(std::mem::take(&mut values[i]));
+        Arc::new(Int64Array::new(values, valid)) as ArrayRef
+    })
+}
+
+/// Columns taken in turn, in the order they were made.
+struct Columns<const N: usize>(std::array::IntoIter<ArrayRef, N>);
+
+impl<const N: usize> From<[ArrayRef; N]> for Columns<N> {
+    fn from(columns: [ArrayRef; N]) -> Self {
+        Columns(columns.into_iter())
+    }
+}
+
+impl<const N: usize> Columns<N> {
+    /// The next column; an empty one past the last (a table built with one
+    /// too few fails its row count check).
+    fn next(&mut self) -> ArrayRef {
+        self.0.next().unwrap_or_else(|| int64([]))
+    }
+}
+
 fn texts<T>(rows: &[T], f: impl Fn(&T) -> Option<&str>) -> Result<ArrayRef, ArrowError> {
     dict(rows.iter().map(f))
 }
@@ -185,41 +229,74 @@ pub fn dispatches(
     name: &str,
 ) -> Result<RecordBatch, ArrowError> {
     let r = &native.dispatches;
+    // In the table's order, taken in turn below.
+    let mut ints = Columns::from(int_columns(r, |d| {
+        [
+            Some(i64::from(d.uid)),
+            d.gpu_index,
+            d.queue_id,
+            d.stream_id,
+            d.kernel_id,
+            d.dispatch_id,
+            d.corr_id,
+            d.thread_id,
+            d.begin_ns,
+            d.end_ns,
+            d.delta_ns,
+            d.grid[0],
+            d.grid[1],
+            d.grid[2],
+            d.block[0],
+            d.block[1],
+            d.block[2],
+            d.grid_size,
+            d.workgroup_size,
+            d.lds,
+            d.scratch,
+            d.vgpr,
+            d.accum_vgpr,
+            d.sgpr,
+            d.device_id,
+            d.begin_ps,
+            d.end_ps,
+            d.program_id,
+        ]
+    }));
     DISPATCHES.batch(vec![
         ("trace", repeat_dict(name, r.len())),
-        ("uid", ints(r, |d| Some(i64::from(d.uid)))),
+        ("uid", ints.next()),
         ("name", interned(r, strings, |d| d.name)?),
         ("name_full", interned(r, strings, |d| d.name_full)?),
         ("agent", interned(r, strings, |d| d.agent)?),
-        ("gpu_index", ints(r, |d| d.gpu_index)),
-        ("queue_id", ints(r, |d| d.queue_id)),
-        ("stream_id", ints(r, |d| d.stream_id)),
-        ("kernel_id", ints(r, |d| d.kernel_id)),
-        ("dispatch_id", ints(r, |d| d.dispatch_id)),
-        ("corr_id", ints(r, |d| d.corr_id)),
-        ("thread_id", ints(r, |d| d.thread_id)),
-        ("begin_ns", ints(r, |d| d.begin_ns)),
-        ("end_ns", ints(r, |d| d.end_ns)),
-        ("delta_ns", ints(r, |d| d.delta_ns)),
-        ("grid_x", ints(r, |d| d.grid[0])),
-        ("grid_y", ints(r, |d| d.grid[1])),
-        ("grid_z", ints(r, |d| d.grid[2])),
-        ("block_x", ints(r, |d| d.block[0])),
-        ("block_y", ints(r, |d| d.block[1])),
-        ("block_z", ints(r, |d| d.block[2])),
-        ("grid_size", ints(r, |d| d.grid_size)),
-        ("workgroup_size", ints(r, |d| d.workgroup_size)),
-        ("lds", ints(r, |d| d.lds)),
-        ("scratch", ints(r, |d| d.scratch)),
-        ("vgpr", ints(r, |d| d.vgpr)),
-        ("accum_vgpr", ints(r, |d| d.accum_vgpr)),
-        ("sgpr", ints(r, |d| d.sgpr)),
-        ("device_id", ints(r, |d| d.device_id)),
-        ("begin_ps", ints(r, |d| d.begin_ps)),
-        ("end_ps", ints(r, |d| d.end_ps)),
+        ("gpu_index", ints.next()),
+        ("queue_id", ints.next()),
+        ("stream_id", ints.next()),
+        ("kernel_id", ints.next()),
+        ("dispatch_id", ints.next()),
+        ("corr_id", ints.next()),
+        ("thread_id", ints.next()),
+        ("begin_ns", ints.next()),
+        ("end_ns", ints.next()),
+        ("delta_ns", ints.next()),
+        ("grid_x", ints.next()),
+        ("grid_y", ints.next()),
+        ("grid_z", ints.next()),
+        ("block_x", ints.next()),
+        ("block_y", ints.next()),
+        ("block_z", ints.next()),
+        ("grid_size", ints.next()),
+        ("workgroup_size", ints.next()),
+        ("lds", ints.next()),
+        ("scratch", ints.next()),
+        ("vgpr", ints.next()),
+        ("accum_vgpr", ints.next()),
+        ("sgpr", ints.next()),
+        ("device_id", ints.next()),
+        ("begin_ps", ints.next()),
+        ("end_ps", ints.next()),
         ("hlo_module", interned(r, strings, |d| d.hlo_module)?),
         ("hlo_op", interned(r, strings, |d| d.hlo_op)?),
-        ("program_id", ints(r, |d| d.program_id)),
+        ("program_id", ints.next()),
         ("tf_op", interned(r, strings, |d| d.tf_op)?),
         ("name_scope", interned(r, strings, |d| d.name_scope)?),
         (
@@ -235,21 +312,35 @@ pub fn api_calls(
     name: &str,
 ) -> Result<RecordBatch, ArrowError> {
     let r = &native.api_calls;
+    let mut ints = Columns::from(int_columns(r, |a| {
+        [
+            Some(i64::from(a.uid)),
+            a.thread_id,
+            a.begin_ns,
+            a.end_ns,
+            a.delta_ns,
+            a.corr_id,
+            a.kind,
+            a.operation,
+            a.device_id,
+            a.stream_id,
+        ]
+    }));
     API_CALLS.batch(vec![
         ("trace", repeat_dict(name, r.len())),
-        ("uid", ints(r, |a| Some(i64::from(a.uid)))),
+        ("uid", ints.next()),
         ("domain", interned(r, strings, |a| a.domain)?),
         ("name", interned(r, strings, |a| a.name)?),
-        ("thread_id", ints(r, |a| a.thread_id)),
-        ("begin_ns", ints(r, |a| a.begin_ns)),
-        ("end_ns", ints(r, |a| a.end_ns)),
-        ("delta_ns", ints(r, |a| a.delta_ns)),
-        ("corr_id", ints(r, |a| a.corr_id)),
-        ("kind", ints(r, |a| a.kind)),
-        ("operation", ints(r, |a| a.operation)),
-        ("device_id", ints(r, |a| a.device_id)),
+        ("thread_id", ints.next()),
+        ("begin_ns", ints.next()),
+        ("end_ns", ints.next()),
+        ("delta_ns", ints.next()),
+        ("corr_id", ints.next()),
+        ("kind", ints.next()),
+        ("operation", ints.next()),
+        ("device_id", ints.next()),
         ("agent", interned(r, strings, |a| a.agent)?),
-        ("stream_id", ints(r, |a| a.stream_id)),
+        ("stream_id", ints.next()),
     ])
 }
 
