@@ -523,7 +523,6 @@ enum QueriesAction {
 }
 
 fn main() -> ExitCode {
-    tracesql::memory::hand_back_large_blocks();
     let cli = Cli::parse();
     let timing = tracesql::timing::Phase::start("run");
     let outcome = run(cli);
