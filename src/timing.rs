@@ -183,7 +183,8 @@ fn resident_memory() -> String {
     }
 }
 
-/// `, heap: N MB in use of M` (glibc's own count), where glibc is the allocator.
+/// `, heap N in use of M + mmap K` (MB, glibc's own count: heap bytes in use,
+/// the heap's size, blocks mapped on their own), where glibc is the allocator.
 fn heap_in_use() -> String {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {

@@ -452,26 +452,39 @@ fn pump(
 /// that are one JSON document to deserialize (rocprofv3 JSON), not a stream
 /// of events.
 pub fn read_all(path: &str) -> Result<Vec<u8>, Problem> {
+    let mut all = sized_for(path);
+    each_chunk(path, |bytes| all.extend_from_slice(bytes))?;
+    Ok(all)
+}
+
+/// Calls `take` with each piece of the decompressed input of `path`, in
+/// order, with the containers, limits and errors of [`open`].
+pub fn each_chunk(path: &str, mut take: impl FnMut(&[u8])) -> Result<(), Problem> {
     let (mut stream, _) = open(path, false, true, CHUNK)?;
-    // Sized up front where the file says how large it inflates: growing the
-    // buffer would copy the document about twice over and fault in every page
-    // it passes through. A hint too large is only address space (and one that
-    // cannot be reserved is ignored); one too small grows as before.
-    let mut all = Vec::new();
-    if let Some(hint) = inflated_size_hint(path) {
-        let _ = all.try_reserve_exact(hint);
-    }
     while let Some(chunk) = stream.next_chunk()? {
-        all.extend_from_slice(&chunk.buffer[HEADROOM..]);
+        take(&chunk.buffer[HEADROOM..]);
         stream.recycle(chunk.buffer);
     }
-    Ok(all)
+    Ok(())
+}
+
+/// An empty buffer with room for the decompressed input of `path` where the
+/// file says how large it inflates: growing the buffer would copy the
+/// document about twice over and fault in every page it passes through. A
+/// hint too large is only address space (and one that cannot be reserved is
+/// ignored); one too small grows as before.
+pub fn sized_for(path: &str) -> Vec<u8> {
+    let mut buffer = Vec::new();
+    if let Some(hint) = inflated_size_hint(path) {
+        let _ = buffer.try_reserve_exact(hint);
+    }
+    buffer
 }
 
 /// How many bytes the file at `path` holds once inflated, as its container
 /// says: a gzip member's trailer (ISIZE, the size modulo 4 GiB), a plain
 /// file's length. None for standard input, zip archives and unreadable files.
-pub fn inflated_size_hint(path: &str) -> Option<usize> {
+fn inflated_size_hint(path: &str) -> Option<usize> {
     if path == "-" {
         return None;
     }

@@ -39,7 +39,7 @@ impl Split {
     pub fn whole(&self) -> Vec<u8> {
         match &self.symbols {
             None => self.doc.clone(),
-            Some(cut) => [&self.doc[..cut.at], &cut.bytes[..], &self.doc[cut.at + 2..]].concat(),
+            Some(cut) => rejoined(&self.doc, &cut.bytes, cut.at),
         }
     }
 
@@ -52,39 +52,32 @@ impl Split {
 /// Reads the file at `path` (the containers and limits of `source::open`),
 /// cutting out the first process's symbols array as the bytes arrive.
 pub fn read(path: &str) -> Result<Split, Problem> {
-    let (mut stream, _) = source::open(path, false, true, source::CHUNK)?;
-    // Sized up front where the file says how large it inflates (see
-    // `source::read_all`); pages never written are never touched.
-    let hint = source::inflated_size_hint(path).unwrap_or(0);
-    let mut split = Split {
-        doc: reserved(hint),
-        symbols: None,
-    };
-    let mut cut = reserved(hint);
+    // Sized up front (see `source::sized_for`); pages never written are
+    // never touched.
+    let mut doc = source::sized_for(path);
+    let mut cut = Vec::new();
+    let _ = cut.try_reserve_exact(doc.capacity());
     let mut scan = Scan::default();
-    while let Some(chunk) = stream.next_chunk()? {
-        scan.feed(&chunk.buffer[source::HEADROOM..], &mut split.doc, &mut cut);
-        stream.recycle(chunk.buffer);
-    }
-    if let (Mode::Done, Some((at, tool))) = (scan.mode, scan.cut_at) {
-        split.symbols = Some(Cut {
+    source::each_chunk(path, |bytes| scan.feed(bytes, &mut doc, &mut cut))?;
+    let symbols = match (scan.mode, scan.cut_at) {
+        (Mode::Done, Some((at, tool))) => Some(Cut {
             bytes: cut,
             at,
             tool,
-        });
-    } else if scan.cut_at.is_some() {
+        }),
         // The array never closed: the file is read whole, for serde's error.
-        let at = scan.cut_at.map_or(0, |(at, _)| at);
-        split.doc = [&split.doc[..at], &cut[..], &split.doc[at + 2..]].concat();
-    }
-    Ok(split)
+        (_, Some((at, _))) => {
+            doc = rejoined(&doc, &cut, at);
+            None
+        }
+        (_, None) => None,
+    };
+    Ok(Split { doc, symbols })
 }
 
-/// An empty buffer with room for `bytes` (none if that cannot be reserved).
-fn reserved(bytes: usize) -> Vec<u8> {
-    let mut buffer = Vec::new();
-    let _ = buffer.try_reserve_exact(bytes);
-    buffer
+/// `doc` with `cut` back in place of the `[]` at `at`.
+fn rejoined(doc: &[u8], cut: &[u8], at: usize) -> Vec<u8> {
+    [&doc[..at], cut, &doc[at + 2..]].concat()
 }
 
 /// The first `"` or `\` in `bytes`. Strings are most of the symbols (names
