@@ -52,6 +52,10 @@ pub fn parse_url(url: &str) -> Result<(String, u16), Error> {
     Ok((host.to_string(), port))
 }
 
+/// How long a client waits for one request to the cluster to be answered
+/// (a job submission, a partition fetch).
+pub(crate) const CLIENT_REQUEST_TIMEOUT_SECONDS: u64 = 300;
+
 /// A DataFusion context whose queries run on the scheduler at `url`.
 ///
 /// The scheduler is reached first, so that a wrong address is an error here,
@@ -70,13 +74,36 @@ pub async fn connect(
     let scheme = if tls.is_some() { "https" } else { "http" };
     let scheduler = format!("{scheme}://{host}:{port}");
     reach_scheduler(url, &scheduler, tls).await?;
+    let config = client_config(partitions, tls);
+    let state = SessionStateBuilder::new()
+        .with_config(config)
+        .with_default_features()
+        .build()
+        .upgrade_for_ballista(scheduler)
+        .map_err(Error::query)?;
+    Ok(SessionContext::new_with_state(state))
+}
+
+/// The session settings a client's queries run under: Ballista's, with the
+/// planner, request timeout, partitions, codecs and TLS this tool needs.
+fn client_config(partitions: Option<usize>, tls: Option<&Tls>) -> SessionConfig {
     // The adaptive planner loses the ordering a union of sorted branches with
     // constant columns has (SanityCheckPlan on the scheduler, after which the
     // job never ends); the static planner keeps it.
-    let mut config = SessionConfig::new_with_ballista().set_str(
-        ballista_core::config::BALLISTA_ADAPTIVE_PLANNER_ENABLED,
-        "false",
-    );
+    let mut config = SessionConfig::new_with_ballista()
+        .set_str(
+            ballista_core::config::BALLISTA_ADAPTIVE_PLANNER_ENABLED,
+            "false",
+        )
+        // The scheduler answers a submission only once it has decoded the
+        // plan: the catalog's largest (critical_path, its views inlined) took
+        // past Ballista's 20 s default on a loaded two-core machine, and the
+        // query failed with "Timeout expired". A dead scheduler is still
+        // noticed by the transport's keep-alive; a live one gets 5 minutes.
+        .set_str(
+            ballista_core::config::BALLISTA_CLIENT_GRPC_TIMEOUT_SECONDS,
+            &CLIENT_REQUEST_TIMEOUT_SECONDS.to_string(),
+        );
     if let Some(partitions) = partitions {
         config = config.with_target_partitions(partitions.max(1));
     }
@@ -88,13 +115,7 @@ pub async fn connect(
             .with_ballista_use_tls(true)
             .with_ballista_override_create_grpc_client_endpoint(tls.endpoint_override());
     }
-    let state = SessionStateBuilder::new()
-        .with_config(config)
-        .with_default_features()
-        .build()
-        .upgrade_for_ballista(scheduler)
-        .map_err(Error::query)?;
-    Ok(SessionContext::new_with_state(state))
+    config
 }
 
 /// Connects to the scheduler once, as each query will (TLS included), so that
@@ -182,6 +203,19 @@ pub async fn engine_over(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn clients_wait_minutes_for_an_answer_not_ballistas_20_s() {
+        let config = client_config(Some(3), None);
+        let ballista = config.ballista_config();
+        assert_eq!(
+            ballista.grpc_client_timeout_seconds() as u64,
+            CLIENT_REQUEST_TIMEOUT_SECONDS
+        );
+        assert!(CLIENT_REQUEST_TIMEOUT_SECONDS >= 120);
+        assert!(!ballista.adaptive_query_planner_enabled());
+        assert_eq!(config.target_partitions(), 3);
+    }
 
     #[test]
     fn urls_name_host_and_port() {

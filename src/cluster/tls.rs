@@ -83,6 +83,7 @@ impl Tls {
                 // given again.
                 Some(rest) => Endpoint::from_shared(format!("https://{rest}"))?
                     .connect_timeout(Duration::from_secs(20))
+                    .timeout(Duration::from_secs(super::CLIENT_REQUEST_TIMEOUT_SECONDS))
                     .tcp_nodelay(true)
                     .tcp_keepalive(Some(Duration::from_secs(3600)))
                     .http2_keep_alive_interval(Duration::from_secs(300))

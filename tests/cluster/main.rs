@@ -419,13 +419,10 @@ fn an_executor_killed_mid_query_gives_an_error_or_the_right_answer() {
         "--format",
         "csv",
     ];
-    let expected = ok(
-        run_bounded(
-            &[&["--cluster", cluster.url.as_str()][..], &args[..]].concat(),
-            Duration::from_secs(300),
-        ),
-        "before the kill",
-    );
+    // The right answer, from a local run (the catalog test holds the cluster
+    // to it): a query on this impatient cluster before the kill could itself
+    // fail when a loaded machine delays a heartbeat past 6 s.
+    let expected = ok(run_bounded(&args, Duration::from_secs(300)), "local");
     let mut all = vec!["--cluster", cluster.url.as_str(), "--cluster-timeout", "60"];
     all.extend_from_slice(&args);
     let child = Command::new(BIN)
