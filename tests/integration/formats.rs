@@ -634,3 +634,80 @@ fn a_trace_without_launch_records_is_analyzed_on_all_its_gpu_work() {
         "1"
     );
 }
+
+/// A Perfetto-style export of one hipLaunchKernel per kernel name, each 3 µs
+/// of API time and 10 µs of kernel time, launched 1 µs apart.
+fn perfetto_launches(names: &[&str]) -> String {
+    let mut events = vec![
+        r#"{"ph":"M","cat":"__metadata","name":"process_name","pid":7000,"tid":0,"ts":0,"args":{"name":"python3"}}"#.to_string(),
+    ];
+    for (i, name) in names.iter().enumerate() {
+        let (corr, begin) = (i + 1, 9_000_000_000_000u64 + 100_000 * i as u64);
+        let (kernel, end) = (begin + 4_000, begin + 14_000);
+        events.push(format!(
+            r#"{{"ph":"X","cat":"hip_api","name":"hipLaunchKernel","pid":7000,"tid":7000,"ts":{},"dur":3,"args":{{"begin_ns":{begin},"end_ns":{},"corr_id":{corr}}}}}"#,
+            begin / 1000,
+            begin + 3_000
+        ));
+        for ph in ["b", "e"] {
+            let ts = if ph == "b" { kernel } else { end } / 1000;
+            events.push(format!(
+                r#"{{"ph":"{ph}","cat":"kernel_dispatch","name":"{name}","pid":7000,"tid":7000,"ts":{ts},"id2":{{"local":"0x{corr:x}"}},"args":{{"begin_ns":{kernel},"end_ns":{end},"agent":"Agent-2","corr_id":{corr}}}}}"#
+            ));
+        }
+    }
+    format!("{{\"traceEvents\":[\n{}\n]}}", events.join(",\n"))
+}
+
+/// `pftrace.exclude_kernel_regex`: by default a name with
+/// `redzone_checker_kernel` as a whole word is dropped (not one where it is
+/// part of a longer word); an empty pattern drops none; a pattern of the
+/// user's drops what it matches and only that.
+#[test]
+fn the_kernel_exclusion_pattern_drops_what_it_matches() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let names = [
+        "redzone_checker_kernel [clone .kd]",
+        "my_redzone_checker_kernels.kd",
+        "Cijk_gemm.kd",
+    ];
+    let path = write_file(
+        dir.path(),
+        "launches.json",
+        perfetto_launches(&names).as_bytes(),
+    );
+    let kernels = |set: Option<&str>| -> Vec<String> {
+        let out = dir.path().join(format!("out{}", set.map_or(0, str::len)));
+        let mut args = Vec::new();
+        if let Some(value) = set {
+            args.extend([
+                "--set".to_string(),
+                format!("pftrace.exclude_kernel_regex={value}"),
+            ]);
+        }
+        let out_arg = out.to_str().expect("UTF-8 path").to_string();
+        args.extend(["report", &path, "--platform", "none", "--out", &out_arg].map(String::from));
+        tracesql_ok(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        let (h, rows) = sheet(&out, "api_kernel_summary");
+        let mut found: Vec<String> = rows
+            .iter()
+            .map(|r| cell(&h, r, "Kernel Name").to_string())
+            .collect();
+        found.sort();
+        found
+    };
+    assert_eq!(
+        kernels(None),
+        ["Cijk_gemm.kd", "my_redzone_checker_kernels.kd"]
+    );
+    let mut all: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+    all.sort();
+    assert_eq!(kernels(Some("")), all);
+    assert_eq!(
+        kernels(Some("^Cijk")),
+        [
+            "my_redzone_checker_kernels.kd",
+            "redzone_checker_kernel [clone .kd]"
+        ]
+    );
+}

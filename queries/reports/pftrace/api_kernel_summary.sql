@@ -1,5 +1,5 @@
 -- name: pftrace_api_kernel_summary
--- version: 1
+-- version: 2
 -- kind: report
 -- formats: pftrace
 -- order: 20
@@ -81,12 +81,14 @@ work_timed AS (
          CASE WHEN w.begin_ns IS NOT NULL AND w.end_ns IS NOT NULL THEN COALESCE(w.delta_ns, w.end_ns - w.begin_ns)
               WHEN e.ts IS NOT NULL AND e.dur IS NOT NULL THEN CAST(trunc(e.dur) AS BIGINT) * 1000
          END AS d,
+         -- Each key's regex runs only on args that hold the key as written (its
+         -- regex needs it so): most args hold none of them.
          COALESCE(
-           NULLIF(regexp_match(e.args, '"kernel_name"\s*:\s*"((?:[^"\\]|\\.)*)"')[1], ''),
-           NULLIF(regexp_match(e.args, '"KernelName"\s*:\s*"((?:[^"\\]|\\.)*)"')[1], ''),
-           NULLIF(regexp_match(e.args, '"symbol"\s*:\s*"((?:[^"\\]|\\.)*)"')[1], ''),
-           NULLIF(regexp_match(e.args, '"symbol_name"\s*:\s*"((?:[^"\\]|\\.)*)"')[1], ''),
-           NULLIF(regexp_match(e.args, '"funcName"\s*:\s*"((?:[^"\\]|\\.)*)"')[1], '')
+           CASE WHEN strpos(e.args, '"kernel_name"') > 0 THEN NULLIF(regexp_match(e.args, '"kernel_name"\s*:\s*"((?:[^"\\]|\\.)*)"')[1], '') END,
+           CASE WHEN strpos(e.args, '"KernelName"') > 0 THEN NULLIF(regexp_match(e.args, '"KernelName"\s*:\s*"((?:[^"\\]|\\.)*)"')[1], '') END,
+           CASE WHEN strpos(e.args, '"symbol"') > 0 THEN NULLIF(regexp_match(e.args, '"symbol"\s*:\s*"((?:[^"\\]|\\.)*)"')[1], '') END,
+           CASE WHEN strpos(e.args, '"symbol_name"') > 0 THEN NULLIF(regexp_match(e.args, '"symbol_name"\s*:\s*"((?:[^"\\]|\\.)*)"')[1], '') END,
+           CASE WHEN strpos(e.args, '"funcName"') > 0 THEN NULLIF(regexp_match(e.args, '"funcName"\s*:\s*"((?:[^"\\]|\\.)*)"')[1], '') END
          ) AS arg_name
   FROM work w JOIN events e ON e.trace = w.trace AND e.uid = w.uid
 ),
@@ -102,13 +104,26 @@ kernels AS (
 kept_kernels AS (
   SELECT * FROM kernels
   WHERE setting('pftrace.exclude_kernel_regex', '(?:^|\W)redzone_checker_kernel(?:\W|$)') = ''
-     OR NOT regexp_like(kname, setting('pftrace.exclude_kernel_regex', '(?:^|\W)redzone_checker_kernel(?:\W|$)'))
+     -- The default pattern matches only a name holding its literal, and the
+     -- regex (Unicode \W) is the slow part: it runs only on those names.
+     OR NOT CASE
+          WHEN setting('pftrace.exclude_kernel_regex', '(?:^|\W)redzone_checker_kernel(?:\W|$)') = '(?:^|\W)redzone_checker_kernel(?:\W|$)'
+               AND strpos(kname, 'redzone_checker_kernel') = 0 THEN false
+          ELSE regexp_like(kname, setting('pftrace.exclude_kernel_regex', '(?:^|\W)redzone_checker_kernel(?:\W|$)'))
+        END
+),
+-- The earliest kernel of each correlation id (then the first in the file), found
+-- by an aggregate: a row_number() window over one small partition per launch
+-- costs a batch slice per partition.
+earliest_kernel AS (
+  SELECT trace, first_value(uid ORDER BY COALESCE(b, 0), uid) AS uid
+  FROM kept_kernels
+  GROUP BY trace, corr_id
 ),
 first_kernel AS (
-  SELECT * FROM (
-    SELECT k.*, row_number() OVER (PARTITION BY trace, corr_id ORDER BY COALESCE(b, 0), uid) AS rn
-    FROM kept_kernels k
-  ) WHERE rn = 1 OR setting('pftrace.allow_multi_kernel_per_api', 'false') = 'true'
+  SELECT k.* FROM kept_kernels k
+  LEFT JOIN earliest_kernel f ON f.trace = k.trace AND f.uid = k.uid
+  WHERE f.uid IS NOT NULL OR setting('pftrace.allow_multi_kernel_per_api', 'false') = 'true'
 ),
 apis AS (
   SELECT a.trace, a.uid, a.corr_id, CAST(a.domain AS VARCHAR) AS domain,
@@ -126,12 +141,15 @@ apis AS (
   FROM api_calls a JOIN events e ON e.trace = a.trace AND e.uid = a.uid
   WHERE a.corr_id IS NOT NULL AND a.trace IN (SELECT trace FROM pftrace_traces)
 ),
+-- The last API-like call of each correlation id in file order.
+last_api AS (
+  SELECT trace, max(uid) AS uid
+  FROM apis
+  WHERE (domain = 'hip_api' AND has_corr_key) OR lower(domain) IN ('cuda_api', 'cupti')
+  GROUP BY trace, corr_id
+),
 api_like AS (
-  SELECT * FROM (
-    SELECT p.*, row_number() OVER (PARTITION BY trace, corr_id ORDER BY uid DESC) AS rn
-    FROM apis p
-    WHERE (domain = 'hip_api' AND has_corr_key) OR lower(domain) IN ('cuda_api', 'cupti')
-  ) WHERE rn = 1
+  SELECT p.* FROM apis p JOIN last_api l ON l.trace = p.trace AND l.uid = p.uid
 ),
 launches AS (
   SELECT * FROM api_like
