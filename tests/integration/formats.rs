@@ -3,7 +3,7 @@
 //! content, the tables they fill, the rocprof report in both modes, bad files.
 //! TraceLens conformance on the shared data is conformance/formats.rs.
 
-use crate::util::{cell, fixture, gzip, number, tracesql, tracesql_ok, write_file};
+use crate::util::{cell, fixture, gzip, number, tracesql, tracesql_ok, write_file, write_trace};
 
 const ROCPROF: &str = "formats/rocprofv3_small_results.json";
 const PERFETTO: &str = "formats/pftrace_small.json";
@@ -636,27 +636,29 @@ fn a_trace_without_launch_records_is_analyzed_on_all_its_gpu_work() {
 }
 
 /// A Perfetto-style export of one hipLaunchKernel per kernel name, each 3 µs
-/// of API time and 10 µs of kernel time, launched 1 µs apart.
-fn perfetto_launches(names: &[&str]) -> String {
-    let mut events = vec![
-        r#"{"ph":"M","cat":"__metadata","name":"process_name","pid":7000,"tid":0,"ts":0,"args":{"name":"python3"}}"#.to_string(),
-    ];
+/// of API time and 10 µs of kernel time, launched 100 µs apart.
+fn perfetto_launches(names: &[&str]) -> serde_json::Value {
+    let mut events = vec![serde_json::json!({
+        "ph": "M", "cat": "__metadata", "name": "process_name", "pid": 7000, "tid": 0,
+        "ts": 0, "args": {"name": "python3"}
+    })];
     for (i, name) in names.iter().enumerate() {
         let (corr, begin) = (i + 1, 9_000_000_000_000u64 + 100_000 * i as u64);
         let (kernel, end) = (begin + 4_000, begin + 14_000);
-        events.push(format!(
-            r#"{{"ph":"X","cat":"hip_api","name":"hipLaunchKernel","pid":7000,"tid":7000,"ts":{},"dur":3,"args":{{"begin_ns":{begin},"end_ns":{},"corr_id":{corr}}}}}"#,
-            begin / 1000,
-            begin + 3_000
-        ));
-        for ph in ["b", "e"] {
-            let ts = if ph == "b" { kernel } else { end } / 1000;
-            events.push(format!(
-                r#"{{"ph":"{ph}","cat":"kernel_dispatch","name":"{name}","pid":7000,"tid":7000,"ts":{ts},"id2":{{"local":"0x{corr:x}"}},"args":{{"begin_ns":{kernel},"end_ns":{end},"agent":"Agent-2","corr_id":{corr}}}}}"#
-            ));
+        events.push(serde_json::json!({
+            "ph": "X", "cat": "hip_api", "name": "hipLaunchKernel", "pid": 7000, "tid": 7000,
+            "ts": begin / 1000, "dur": 3,
+            "args": {"begin_ns": begin, "end_ns": begin + 3_000, "corr_id": corr}
+        }));
+        for (ph, ts) in [("b", kernel), ("e", end)] {
+            events.push(serde_json::json!({
+                "ph": ph, "cat": "kernel_dispatch", "name": name, "pid": 7000, "tid": 7000,
+                "ts": ts / 1000, "id2": {"local": format!("0x{corr:x}")},
+                "args": {"begin_ns": kernel, "end_ns": end, "agent": "Agent-2", "corr_id": corr}
+            }));
         }
     }
-    format!("{{\"traceEvents\":[\n{}\n]}}", events.join(",\n"))
+    serde_json::Value::Array(events)
 }
 
 /// `pftrace.exclude_kernel_regex`: by default a name with
@@ -671,23 +673,13 @@ fn the_kernel_exclusion_pattern_drops_what_it_matches() {
         "my_redzone_checker_kernels.kd",
         "Cijk_gemm.kd",
     ];
-    let path = write_file(
-        dir.path(),
-        "launches.json",
-        perfetto_launches(&names).as_bytes(),
-    );
-    let kernels = |set: Option<&str>| -> Vec<String> {
-        let out = dir.path().join(format!("out{}", set.map_or(0, str::len)));
-        let mut args = Vec::new();
-        if let Some(value) = set {
-            args.extend([
-                "--set".to_string(),
-                format!("pftrace.exclude_kernel_regex={value}"),
-            ]);
-        }
-        let out_arg = out.to_str().expect("UTF-8 path").to_string();
-        args.extend(["report", &path, "--platform", "none", "--out", &out_arg].map(String::from));
-        tracesql_ok(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    let path = write_trace(dir.path(), "launches.json", perfetto_launches(&names));
+    // The kernels of api_kernel_summary, sorted, with `settings` before the command.
+    let kernels = |out: &str, settings: &[&str]| -> Vec<String> {
+        let out = dir.path().join(out);
+        let out_arg = out.to_str().expect("UTF-8 path");
+        let report = ["report", &path, "--platform", "none", "--out", out_arg];
+        tracesql_ok(&[settings, &report].concat());
         let (h, rows) = sheet(&out, "api_kernel_summary");
         let mut found: Vec<String> = rows
             .iter()
@@ -697,14 +689,16 @@ fn the_kernel_exclusion_pattern_drops_what_it_matches() {
         found
     };
     assert_eq!(
-        kernels(None),
+        kernels("default", &[]),
         ["Cijk_gemm.kd", "my_redzone_checker_kernels.kd"]
     );
     let mut all: Vec<String> = names.iter().map(|n| n.to_string()).collect();
     all.sort();
-    assert_eq!(kernels(Some("")), all);
+    let none = ["--set", "pftrace.exclude_kernel_regex="];
+    assert_eq!(kernels("none", &none), all);
+    let gemm = ["--set", "pftrace.exclude_kernel_regex=^Cijk"];
     assert_eq!(
-        kernels(Some("^Cijk")),
+        kernels("gemm", &gemm),
         [
             "my_redzone_checker_kernels.kd",
             "redzone_checker_kernel [clone .kd]"
