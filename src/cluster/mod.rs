@@ -160,7 +160,18 @@ async fn reach_scheduler(url: &str, scheduler: &str, tls: Option<&Tls>) -> Resul
     let probe = ballista_core::serde::protobuf::GetJobStatusParams {
         job_id: "tracesql-connection-probe".into(),
     };
-    match client.get_job_status(probe).await {
+    // Bounded like the connection: a server that takes the connection and
+    // never answers (a TLS one stalled mid-handshake, a wrong service) would
+    // otherwise hold the client forever.
+    let answer = tokio::time::timeout(PROBE_TIMEOUT, client.get_job_status(probe))
+        .await
+        .map_err(|_| {
+            Error::Query(format!(
+                "--cluster {url}: the scheduler took the connection but did not answer in {} s ({hint})",
+                PROBE_TIMEOUT.as_secs()
+            ))
+        })?;
+    match answer {
         Ok(_) => Ok(()),
         // The scheduler itself answered, if only that it has no such job.
         Err(status) if status.message().starts_with("Error getting status") => Ok(()),
@@ -170,6 +181,10 @@ async fn reach_scheduler(url: &str, scheduler: &str, tls: Option<&Tls>) -> Resul
         ))),
     }
 }
+
+/// How long the connection probe waits for the scheduler's answer: a lookup
+/// of a job that does not exist, answered at once by a live scheduler.
+const PROBE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(20);
 
 /// The innermost cause of a transport error: the part a user can act on.
 fn transport_cause(error: &(dyn std::error::Error + 'static)) -> String {

@@ -58,10 +58,14 @@ impl Tls {
     }
 
     /// What a server presents, and the CA its clients' certificates must chain to.
+    /// A handshake not done in 20 s is dropped: a peer that connects and
+    /// stalls (or speaks plain HTTP/2 and waits) gets a closed connection, an
+    /// error it can report, rather than a socket held open forever.
     pub fn server(&self) -> ServerTlsConfig {
         ServerTlsConfig::new()
             .identity(self.identity.clone())
             .client_ca_root(self.ca.clone())
+            .timeout(Duration::from_secs(20))
     }
 
     /// What a client trusts, and the certificate it presents.
