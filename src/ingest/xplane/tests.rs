@@ -554,13 +554,18 @@ fn bad_input_is_one_line_naming_what_is_wrong() {
 
 #[test]
 fn deep_or_random_bytes_never_panic() {
-    // Tuple shapes nested past prost's recursion limit fail to decode.
+    // Tuple shapes nested past prost's recursion limit fail to decode. The
+    // cluster feature lifts that limit for the whole binary (prost's
+    // `no-recursion-limit`: whole-report plans nest deeper than 100), so there
+    // the same bytes decode; a cluster build has no depth bound on XPlane's HLO
+    // protos (issue 16 names the gap).
     let mut deep = array(11, &[], &[]);
     for _ in 0..150 {
         deep = tuple(vec![deep]);
     }
     let bytes = deep.encode_to_vec();
-    assert!(ShapeProto::decode(bytes.as_slice()).is_err());
+    let decoded = ShapeProto::decode(bytes.as_slice());
+    assert_eq!(decoded.is_ok(), cfg!(feature = "cluster"), "{decoded:?}");
     // Byte soup: errors or spaces, never a panic.
     let whole = space().encode_to_vec();
     let mut state = 0x2545_f491_4f6c_dd1du64;
