@@ -5,7 +5,35 @@
 
 use std::collections::HashMap;
 
+use prost::Message as _;
+
+use super::nesting::{self, Schema, FLAT};
+
 use super::super::native::HloInstruction;
+
+/// An `HloProto` from its bytes, refused where it nests past
+/// [`nesting::MAX_DEPTH`] (tuple shapes are the one recursive message).
+pub fn decode(bytes: &[u8]) -> Result<HloProto, String> {
+    nesting::check(bytes, &HLO_PROTO)?;
+    HloProto::decode(bytes).map_err(|e| e.to_string())
+}
+
+/// The message-typed fields of the messages below, for [`nesting::check`].
+static HLO_PROTO: Schema = Schema {
+    messages: &[(1, &HLO_MODULE)],
+};
+static HLO_MODULE: Schema = Schema {
+    messages: &[(3, &HLO_COMPUTATION)],
+};
+static HLO_COMPUTATION: Schema = Schema {
+    messages: &[(2, &HLO_INSTRUCTION)],
+};
+static HLO_INSTRUCTION: Schema = Schema {
+    messages: &[(3, &SHAPE), (7, &FLAT)],
+};
+static SHAPE: Schema = Schema {
+    messages: &[(4, &SHAPE), (5, &FLAT)],
+};
 
 #[derive(Clone, PartialEq, prost::Message)]
 pub struct HloProto {
@@ -133,8 +161,8 @@ pub fn element_type_name(t: i32) -> Option<&'static str> {
     })
 }
 
-/// Deeper tuples than this print as `(...)`: prost's decoder already stops
-/// at 100 nested messages, this keeps the text (and the stack) small.
+/// Deeper tuples than this print as `(...)`: [`decode`] already refuses
+/// more than 100 nested messages, this keeps the text (and the stack) small.
 const MAX_TUPLE_DEPTH: usize = 32;
 
 /// The HLO text of a shape (`HloModule::ToString`'s, with tuple elements

@@ -30,6 +30,7 @@
 //! `trace_meta` rows (hostnames, profile start/stop, each GPU's plane stats).
 
 pub mod hlo;
+mod nesting;
 pub mod proto;
 
 #[cfg(test)]
@@ -70,6 +71,7 @@ pub fn decode(bytes: &[u8]) -> Result<SpaceIn, String> {
 
 /// [`decode`] of a file read whole: its events stay slices of it.
 fn decode_owned(bytes: Vec<u8>) -> Result<SpaceIn, String> {
+    nesting::check(&bytes, &proto::SPACE_IN).map_err(|e| invalid(&e))?;
     let space = SpaceIn::decode(bytes::Bytes::from(bytes)).map_err(|e| invalid(&e.to_string()))?;
     if space.planes.is_empty() {
         return Err(invalid("the XSpace holds no plane"));
@@ -627,7 +629,7 @@ fn add_hlo(trace: &mut RawTrace, space: &SpaceIn) -> Result<(), String> {
             else {
                 continue;
             };
-            let proto = hlo::HloProto::decode(bytes)
+            let proto = hlo::decode(bytes)
                 .map_err(|e| invalid(&format!("the HLO proto of {}: {e}", entry.name)))?;
             let Some(module) = proto.hlo_module else {
                 continue;

@@ -10,6 +10,8 @@
 
 use std::collections::HashMap;
 
+use super::nesting::{Schema, FLAT};
+
 /// One profile: a file.
 #[cfg(test)]
 #[derive(Clone, PartialEq, prost::Message)]
@@ -141,6 +143,30 @@ pub struct SpaceIn {
     #[prost(string, repeated, tag = "4")]
     pub hostnames: Vec<String>,
 }
+
+/// [`SpaceIn`]'s message-typed fields, for [`nesting::check`]: what prost
+/// recurses into. Lines keep their events as bytes; map fields are messages
+/// of a key and a value (tag 2).
+pub static SPACE_IN: Schema = Schema {
+    messages: &[(1, &PLANE_IN)],
+};
+static PLANE_IN: Schema = Schema {
+    messages: &[
+        (3, &FLAT),
+        (4, &EVENT_METADATA_ENTRY),
+        (5, &STAT_METADATA_ENTRY),
+        (6, &FLAT),
+    ],
+};
+static EVENT_METADATA_ENTRY: Schema = Schema {
+    messages: &[(2, &EVENT_METADATA)],
+};
+static EVENT_METADATA: Schema = Schema {
+    messages: &[(5, &FLAT)],
+};
+static STAT_METADATA_ENTRY: Schema = Schema {
+    messages: &[(2, &FLAT)],
+};
 
 /// `XPlane` with [`LineIn`] lines.
 #[derive(Clone, PartialEq, prost::Message)]

@@ -552,20 +552,69 @@ fn bad_input_is_one_line_naming_what_is_wrong() {
     assert!(error_of(&late.encode_to_vec()).contains("overflows"));
 }
 
+/// An HLO proto whose one instruction has `shape`.
+fn hlo_with_shape(shape: ShapeProto) -> Vec<u8> {
+    let instruction = HloInstructionProto {
+        name: "t".into(),
+        opcode: "tuple".into(),
+        shape: Some(shape),
+        ..Default::default()
+    };
+    let computation = HloComputationProto {
+        name: "main".into(),
+        instructions: vec![instruction],
+        ..Default::default()
+    };
+    let module = HloModuleProto {
+        name: "jit_f".into(),
+        computations: vec![computation],
+        ..Default::default()
+    };
+    HloProto {
+        hlo_module: Some(module),
+    }
+    .encode_to_vec()
+}
+
 #[test]
 fn deep_or_random_bytes_never_panic() {
-    // Tuple shapes nested past prost's recursion limit fail to decode. The
-    // cluster feature lifts that limit for the whole binary (prost's
-    // `no-recursion-limit`: whole-report plans nest deeper than 100), so there
-    // the same bytes decode; a cluster build has no depth bound on XPlane's HLO
-    // protos (issue 16 names the gap).
-    let mut deep = array(11, &[], &[]);
-    for _ in 0..150 {
-        deep = tuple(vec![deep]);
+    // Nesting is bounded in every build, the cluster's included (where
+    // prost's own limit is off): tuple shapes 150 deep are refused, 90 deep
+    // decode.
+    let nest = |levels: usize| {
+        let mut shape = array(11, &[], &[]);
+        for _ in 0..levels {
+            shape = tuple(vec![shape]);
+        }
+        hlo_with_shape(shape)
+    };
+    let refused = hlo::decode(&nest(150)).unwrap_err();
+    assert_eq!(refused, "its messages nest more than 100 levels deep");
+    let module = hlo::decode(&nest(90)).unwrap().hlo_module.unwrap();
+    let mut shape = module.computations[0].instructions[0].shape.as_ref();
+    let mut levels = 0;
+    while let Some(inner) = shape.and_then(|s| s.tuple_shapes.first()) {
+        levels += 1;
+        shape = Some(inner);
     }
-    let bytes = deep.encode_to_vec();
-    let decoded = ShapeProto::decode(bytes.as_slice());
-    assert_eq!(decoded.is_ok(), cfg!(feature = "cluster"), "{decoded:?}");
+    assert_eq!(levels, 90);
+    // Groups a million deep in an unknown field (prost skips them by
+    // recursion): refused before prost sees them, so never a stack overflow.
+    let depth = 1_000_000;
+    let mut groups = vec![0x7b; depth]; // field 15, start group
+    groups.extend(std::iter::repeat_n(0x7c, depth)); // its end
+    let refused = decode(&groups).unwrap_err();
+    assert!(
+        refused.ends_with("nest more than 100 levels deep"),
+        "{refused}"
+    );
+    let mut hlo = nest(1);
+    hlo.extend(&groups);
+    assert!(hlo::decode(&hlo).is_err());
+    // A shallow unknown group is skipped as prost skips it.
+    let mut shallow = space().encode_to_vec();
+    shallow.extend([0x7b, 0x08, 0x01, 0x7c]);
+    assert!(decode(&shallow).is_ok());
     // Byte soup: errors or spaces, never a panic.
     let whole = space().encode_to_vec();
     let mut state = 0x2545_f491_4f6c_dd1du64;
