@@ -8,8 +8,9 @@
 //! the sets DIFFERENCES.md lists (asserted to differ). Where HTA raises, our
 //! answer is pinned.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::util::{package_path, tracesql};
 
@@ -527,29 +528,84 @@ fn parse_csv(text: &str) -> Table {
     crate::util::csv_table(csv::Reader::from_reader(text.as_bytes()))
 }
 
-/// Our output of `analysis` over `files`, as CSV.
+/// Our output of `analysis` (one of [`ANALYSES`]) over `files`, as CSV.
 fn ours(analysis: &str, files: &[String], compat: bool) -> Table {
-    let sql = package_path(format!("queries/hta/{analysis}.sql"));
-    let mut cmd = tracesql().arg("query").args(files);
-    cmd = match COLUMNS.iter().find(|(a, _)| *a == analysis) {
-        Some((_, columns)) => {
-            let text = std::fs::read_to_string(&sql).unwrap();
-            cmd.arg("-e").arg(format!(
-                "SELECT {columns} FROM ({text}) CROSS JOIN hta_origin"
-            ))
-        }
-        None => cmd.arg("-f").arg(sql),
+    let outputs = every_analysis(files, compat);
+    let csv = outputs
+        .get(analysis)
+        .unwrap_or_else(|| panic!("{analysis} is not in ANALYSES"));
+    parse_csv(csv)
+}
+
+/// The one cell of the statement before each analysis's: the CSV of a run
+/// of [`ANALYSES`] splits at it back into each analysis's output.
+const SECTION: &str = "tracesql_hta_section";
+
+/// The CSV output of every analysis of [`ANALYSES`] over `files`, from one
+/// run of tracesql, computed once per (files, compat) for all the tests.
+/// A set's 14 analyses share one load of its traces: run one by one, the
+/// debug build spent about a quarter of these tests loading the same files.
+fn every_analysis(files: &[String], compat: bool) -> Arc<HashMap<String, String>> {
+    type Runs = HashMap<(Vec<String>, bool), Arc<OnceLock<Arc<HashMap<String, String>>>>>;
+    static RUNS: OnceLock<Mutex<Runs>> = OnceLock::new();
+    let run = {
+        let mut runs = RUNS.get_or_init(Default::default).lock().unwrap();
+        runs.entry((files.to_vec(), compat)).or_default().clone()
     };
+    // Other keys go on in parallel; a test after the same key waits here.
+    run.get_or_init(|| Arc::new(run_every_analysis(files, compat)))
+        .clone()
+}
+
+fn run_every_analysis(files: &[String], compat: bool) -> HashMap<String, String> {
+    let mut sql = String::new();
+    for analysis in ANALYSES {
+        let text =
+            std::fs::read_to_string(package_path(format!("queries/hta/{analysis}.sql"))).unwrap();
+        let text = text.trim_end().trim_end_matches(';');
+        let statement = match COLUMNS.iter().find(|(a, _)| a == analysis) {
+            Some((_, columns)) => {
+                format!("SELECT {columns} FROM ({text}\n) CROSS JOIN hta_origin")
+            }
+            None => format!("{text}\n"),
+        };
+        sql.push_str(&format!(
+            "SELECT '{analysis}' AS {SECTION};\n{statement};\n"
+        ));
+    }
+    let mut cmd = tracesql().arg("query").args(files).arg("-e").arg(sql);
     cmd = cmd.args(["--format", "csv"]);
     if compat {
         cmd = cmd.args(["--param", "hta.compat=true"]);
     }
-    for (_, params) in PARAMS.iter().filter(|(a, _)| *a == analysis) {
+    // Each analysis reads only its own parameters, so the run takes them all.
+    for (_, params) in PARAMS {
         for p in *params {
             cmd = cmd.args(["--param", p]);
         }
     }
-    parse_csv(&cmd.ok())
+    split_sections(&cmd.ok())
+}
+
+/// The CSV of each analysis in a run's output, by the name its marker gives.
+fn split_sections(output: &str) -> HashMap<String, String> {
+    let mut sections = HashMap::new();
+    let mut lines = output.lines();
+    let mut current: Option<(String, String)> = None;
+    while let Some(line) = lines.next() {
+        if line == SECTION {
+            let name = lines.next().expect("the section's name").to_string();
+            sections.extend(current.replace((name, String::new())));
+        } else if let Some((_, csv)) = current.as_mut() {
+            csv.push_str(line);
+            csv.push('\n');
+        } else {
+            panic!("output before the first section: {line}");
+        }
+    }
+    sections.extend(current);
+    assert_eq!(sections.len(), ANALYSES.len(), "{:?}", sections.keys());
+    sections
 }
 
 /// `table` with its rows in order: HTA's row order is its dataframes', ours
@@ -585,7 +641,13 @@ fn difference(ours: &Table, theirs: &Table) -> Option<String> {
 /// Checks `analysis` on every set; returns (matched, differing as listed, HTA raised).
 fn check(analysis: &str) -> (usize, usize, Vec<String>) {
     let (mut matched, mut listed, mut raised) = (0, 0, Vec::new());
-    for (set, files) in sets() {
+    // Each analysis starts at its own set, so that tests running at once
+    // mostly run tracesql on different sets (each run serves them all).
+    let mut sets = sets();
+    let at = ANALYSES.iter().position(|a| *a == analysis).unwrap_or(0);
+    let start = at * sets.len() / ANALYSES.len();
+    sets.rotate_left(start);
+    for (set, files) in sets {
         let dir = refs().join(&set);
         let csv = dir.join(format!("{analysis}.csv"));
         if !csv.is_file() {
@@ -626,6 +688,7 @@ fn check(analysis: &str) -> (usize, usize, Vec<String>) {
             }
         }
     }
+    raised.sort();
     (matched, listed, raised)
 }
 
