@@ -458,13 +458,11 @@ impl datafusion::execution::context::QueryPlanner for InProcessPlanner {
     }
 }
 
-/// Whether `sql` is a recursive query (its first keywords: `WITH RECURSIVE`).
+/// Whether `sql` is a recursive query (its first keywords, comments of
+/// either kind left out: `WITH RECURSIVE`).
 fn is_recursive(sql: &str) -> bool {
-    let words = sql
-        .lines()
-        .map(|l| l.split("--").next().unwrap_or(""))
-        .flat_map(str::split_whitespace);
-    let mut words = words.map(str::to_ascii_uppercase);
+    let text = without_comments(sql);
+    let mut words = text.split_whitespace().map(str::to_ascii_uppercase);
     words.next().as_deref() == Some("WITH") && words.next().as_deref() == Some("RECURSIVE")
 }
 
@@ -684,6 +682,20 @@ mod tests {
             ("other", "SELECT * FROM \"MyView\""),
         ];
         assert_eq!(cyclic(&texts), ["MyView", "other"]);
+    }
+
+    #[test]
+    fn recursive_queries_are_told_past_comments() {
+        assert!(is_recursive(
+            "-- header\nWITH RECURSIVE r AS (SELECT 1) SELECT * FROM r"
+        ));
+        assert!(is_recursive(
+            "/* a\nheader */ with/**/recursive r AS (SELECT 1) SELECT 1"
+        ));
+        assert!(!is_recursive("/* WITH RECURSIVE */ SELECT 1"));
+        assert!(!is_recursive(
+            "WITH r AS (SELECT 'RECURSIVE') SELECT * FROM r"
+        ));
     }
 
     #[test]
