@@ -557,6 +557,8 @@ fn every_analysis(files: &[String], compat: bool) -> Arc<HashMap<String, String>
         .clone()
 }
 
+/// Runs [`ANALYSES`] over `files` as the statements of one `tracesql query`,
+/// each after its marker, and splits the output back.
 fn run_every_analysis(files: &[String], compat: bool) -> HashMap<String, String> {
     let mut sql = String::new();
     for analysis in ANALYSES {
