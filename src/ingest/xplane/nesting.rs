@@ -4,8 +4,10 @@
 //! turns that limit off for the whole binary (prost's `no-recursion-limit`:
 //! Ballista's plans of whole reports nest deeper). There a file of tuple
 //! shapes inside tuple shapes, or of groups inside groups, would have the
-//! decoder recurse until the stack overflowed. So every XPlane message goes
-//! through [`check`] first, in every build, and gets the same one-line error.
+//! decoder recurse until the stack overflowed. So every message that prost
+//! decodes from an XPlane file (the space, each HLO proto) goes through
+//! [`check`] first, in every build, and gets the same one-line error; events
+//! and stats are read by our own flat reader, which refuses groups.
 //!
 //! prost recurses in two places only: into a field its message declares as a
 //! message (a [`Schema`] lists them, with their own schemas), and into the
