@@ -14,6 +14,8 @@
 //! groups nested inside an unknown group field, which it skips. The walk
 //! follows the first and counts the second in a loop.
 
+use super::proto::varint;
+
 /// Deeper than this is refused: prost's own default limit.
 pub const MAX_DEPTH: usize = 100;
 
@@ -86,18 +88,4 @@ fn walk(mut bytes: &[u8], schema: &Schema, depth: usize) -> Result<(), String> {
 
 fn too_deep() -> String {
     format!("its messages nest more than {MAX_DEPTH} levels deep")
-}
-
-/// A varint from the front of `bytes`, or None where it is cut off or longer
-/// than ten bytes.
-fn varint(bytes: &mut &[u8]) -> Option<u64> {
-    let mut value = 0u64;
-    for (i, &byte) in bytes.iter().enumerate().take(10) {
-        value |= u64::from(byte & 0x7f) << (7 * i);
-        if byte & 0x80 == 0 {
-            *bytes = &bytes[i + 1..];
-            return Some(value);
-        }
-    }
-    None
 }

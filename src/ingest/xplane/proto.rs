@@ -303,17 +303,23 @@ enum Value<'a> {
 /// The fields of one encoded message, in order.
 struct Wire<'a>(&'a [u8]);
 
+/// A varint from the front of `bytes`, or None where it is cut off or longer
+/// than ten bytes (`bytes` is then left as it was).
+pub fn varint(bytes: &mut &[u8]) -> Option<u64> {
+    let mut value = 0u64;
+    for (i, &byte) in bytes.iter().enumerate().take(10) {
+        value |= u64::from(byte & 0x7f) << (7 * i);
+        if byte & 0x80 == 0 {
+            *bytes = &bytes[i + 1..];
+            return Some(value);
+        }
+    }
+    None
+}
+
 impl<'a> Wire<'a> {
     fn varint(&mut self) -> Result<u64, String> {
-        let mut value = 0u64;
-        for (i, &byte) in self.0.iter().enumerate().take(10) {
-            value |= u64::from(byte & 0x7f) << (7 * i);
-            if byte & 0x80 == 0 {
-                self.0 = &self.0[i + 1..];
-                return Ok(value);
-            }
-        }
-        Err("a varint is cut off or too long".into())
+        varint(&mut self.0).ok_or_else(|| "a varint is cut off or too long".into())
     }
 
     fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
