@@ -560,21 +560,7 @@ fn every_analysis(files: &[String], compat: bool) -> Arc<HashMap<String, String>
 /// Runs [`ANALYSES`] over `files` as the statements of one `tracesql query`,
 /// each after its marker, and splits the output back.
 fn run_every_analysis(files: &[String], compat: bool) -> HashMap<String, String> {
-    let mut sql = String::new();
-    for analysis in ANALYSES {
-        let text =
-            std::fs::read_to_string(package_path(format!("queries/hta/{analysis}.sql"))).unwrap();
-        let text = text.trim_end().trim_end_matches(';');
-        let statement = match COLUMNS.iter().find(|(a, _)| a == analysis) {
-            Some((_, columns)) => {
-                format!("SELECT {columns} FROM ({text}\n) CROSS JOIN hta_origin")
-            }
-            None => format!("{text}\n"),
-        };
-        sql.push_str(&format!(
-            "SELECT '{analysis}' AS {SECTION};\n{statement};\n"
-        ));
-    }
+    let sql = every_analysis_sql();
     let mut cmd = tracesql().arg("query").args(files).arg("-e").arg(sql);
     cmd = cmd.args(["--format", "csv"]);
     if compat {
@@ -587,6 +573,30 @@ fn run_every_analysis(files: &[String], compat: bool) -> HashMap<String, String>
         }
     }
     split_sections(&cmd.ok())
+}
+
+/// The statements of [`run_every_analysis`], the same for every set: each
+/// analysis's SQL (with its [`COLUMNS`]) after its marker statement.
+fn every_analysis_sql() -> &'static str {
+    static SQL: OnceLock<String> = OnceLock::new();
+    SQL.get_or_init(|| {
+        let mut sql = String::new();
+        for analysis in ANALYSES {
+            let text = std::fs::read_to_string(package_path(format!("queries/hta/{analysis}.sql")))
+                .unwrap();
+            let text = text.trim_end().trim_end_matches(';');
+            let statement = match COLUMNS.iter().find(|(a, _)| a == analysis) {
+                Some((_, columns)) => {
+                    format!("SELECT {columns} FROM ({text}\n) CROSS JOIN hta_origin")
+                }
+                None => format!("{text}\n"),
+            };
+            sql.push_str(&format!(
+                "SELECT '{analysis}' AS {SECTION};\n{statement};\n"
+            ));
+        }
+        sql
+    })
 }
 
 /// The CSV of each analysis in a run's output, by the name its marker gives.
