@@ -248,6 +248,11 @@ impl Bits {
     fn shrink_to_fit(&mut self) {
         self.words.shrink_to_fit();
     }
+
+    fn reserve(&mut self, bits: usize) {
+        self.words
+            .reserve((self.len + bits).div_ceil(64) - self.words.len());
+    }
 }
 
 /// A nullable column: values (the default where missing) and a validity bitmap,
@@ -303,6 +308,27 @@ impl<T: Copy + Default> Column<T> {
     fn shrink_to_fit(&mut self) {
         self.values.shrink_to_fit();
         self.valid.shrink_to_fit();
+    }
+
+    fn reserve(&mut self, rows: usize) {
+        self.values.reserve(rows);
+        self.valid.reserve(rows);
+    }
+}
+
+/// A column's capacity, whatever its value type ([`RawTrace::columns`]).
+trait Capacity {
+    fn reserve(&mut self, rows: usize);
+    fn shrink_to_fit(&mut self);
+}
+
+impl<T: Copy + Default> Capacity for Column<T> {
+    fn reserve(&mut self, rows: usize) {
+        Column::reserve(self, rows);
+    }
+
+    fn shrink_to_fit(&mut self) {
+        Column::shrink_to_fit(self);
     }
 }
 
@@ -798,27 +824,41 @@ impl RawTrace {
         }
     }
 
-    /// Gives back the spare capacity the growing columns reserved.
-    pub fn shrink_to_fit(&mut self) {
-        for c in [
+    /// The per-event columns, for what is done to all of them alike.
+    fn columns(&mut self) -> [&mut dyn Capacity; 13] {
+        [
             &mut self.ph,
             &mut self.cat,
             &mut self.name,
             &mut self.pid,
             &mut self.tid,
-        ] {
-            c.shrink_to_fit();
-        }
-        self.ts.shrink_to_fit();
-        self.dur.shrink_to_fit();
-        for c in [
+            &mut self.ts,
+            &mut self.dur,
             &mut self.correlation,
             &mut self.external_id,
             &mut self.stream,
             &mut self.device,
             &mut self.seq_num,
             &mut self.flow_id,
-        ] {
+        ]
+    }
+
+    /// Makes room for `events` more rows in every column (not the args
+    /// text), for a reader that knows how many it will push.
+    pub fn reserve(&mut self, events: usize) {
+        for c in self.columns() {
+            c.reserve(events);
+        }
+        self.kind.reserve(events);
+        self.args_at.reserve(events);
+        self.args_len.reserve(events);
+        self.held_args.offsets.0.reserve(events);
+        self.held_args.valid.reserve(events);
+    }
+
+    /// Gives back the spare capacity the growing columns reserved.
+    pub fn shrink_to_fit(&mut self) {
+        for c in self.columns() {
             c.shrink_to_fit();
         }
         self.kind.shrink_to_fit();

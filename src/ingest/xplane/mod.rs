@@ -43,7 +43,7 @@ use serde_json::{Map, Value};
 
 use super::kineto::decode::Event;
 use super::native::{ApiCall, Dispatch, MemoryCopy, SourceFormat};
-use super::trace::{EventKind, RawTrace};
+use super::trace::{EventKind, FxMap, RawTrace};
 use super::{source, IngestError, Problem};
 use proto::{EventIn, LineIn, PlaneIn, SpaceIn, StatRef, XStat};
 
@@ -209,49 +209,230 @@ impl<'a> Stats<'a> {
         Some(self.named[at].1)
     }
 
+    /// The stats as a JSON object's text, into `out`.
+    fn write_json(&self, out: &mut Vec<u8>) {
+        out.clear();
+        out.push(b'{');
+        for (i, (name, value)) in self.named.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            // Writing a str into a Vec cannot fail.
+            let _ = serde_json::to_writer(&mut *out, name.as_ref());
+            out.push(b':');
+            write_scalar(out, *value);
+        }
+        out.push(b'}');
+    }
+}
+
+/// One stat value as JSON, as serde_json writes it.
+fn write_scalar(out: &mut Vec<u8>, value: Scalar) {
+    // Writing a str or a number into a Vec cannot fail.
+    match value {
+        Scalar::Text(s) => {
+            let _ = serde_json::to_writer(&mut *out, s);
+        }
+        Scalar::Int(v) => out.extend_from_slice(itoa::Buffer::new().format(v).as_bytes()),
+        Scalar::Uint(v) => out.extend_from_slice(itoa::Buffer::new().format(v).as_bytes()),
+        // serde_json writes a non-finite double as null, as its Value holds one.
+        Scalar::Double(v) => {
+            let _ = serde_json::to_writer(&mut *out, &v);
+        }
+        Scalar::Null => out.extend_from_slice(b"null"),
+    }
+}
+
+/// The stats the tables read, by name (a plane may lack any of them).
+#[derive(Clone, Copy)]
+enum Key {
+    CorrelationId,
+    ProgramId,
+    DeviceId,
+    KernelDetails,
+    MemcpyDetails,
+    HloModule,
+    HloOp,
+    TfOp,
+    Name,
+}
+
+impl Key {
+    const ALL: [Key; 9] = [
+        Key::CorrelationId,
+        Key::ProgramId,
+        Key::DeviceId,
+        Key::KernelDetails,
+        Key::MemcpyDetails,
+        Key::HloModule,
+        Key::HloOp,
+        Key::TfOp,
+        Key::Name,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            Key::CorrelationId => "correlation_id",
+            Key::ProgramId => "program_id",
+            Key::DeviceId => "device_id",
+            Key::KernelDetails => "kernel_details",
+            Key::MemcpyDetails => "memcpy_details",
+            Key::HloModule => "hlo_module",
+            Key::HloOp => "hlo_op",
+            Key::TfOp => "tf_op",
+            Key::Name => "name",
+        }
+    }
+}
+
+/// What every event of one plane shares, resolved once per plane instead of
+/// once per event: the plane's role, its stat names ranked in name order (an
+/// event's stats then sort and merge by integer, and their keys are written
+/// escaped already), and each event metadata's name and stats.
+struct PlaneView<'a> {
+    plane: &'a PlaneIn,
+    role: Role,
+    /// Stat metadata id → the rank of its name among the plane's names.
+    rank: FxMap<i64, u32>,
+    /// By rank: the name as a JSON string.
+    keys: Vec<String>,
+    /// By [`Key`]: its rank, where the plane names it.
+    wanted: [Option<u32>; Key::ALL.len()],
+    /// Event metadata id → its name and stats.
+    events: FxMap<i64, (&'a str, Vec<StatRef<'a>>)>,
+}
+
+impl<'a> PlaneView<'a> {
+    fn new(plane: &'a PlaneIn) -> PlaneView<'a> {
+        let mut names: Vec<&str> = plane
+            .stat_metadata
+            .values()
+            .map(|m| m.name.as_str())
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        let rank_of = |name: &str| names.binary_search(&name).ok().map(|r| r as u32);
+        let rank = (plane.stat_metadata.iter())
+            .filter_map(|(&id, m)| Some((id, rank_of(&m.name)?)))
+            .collect();
+        let wanted = Key::ALL.map(|key| rank_of(key.name()));
+        let keys = (names.iter())
+            .map(|n| serde_json::to_string(n).unwrap_or_default())
+            .collect();
+        let events = (plane.event_metadata.iter())
+            .map(|(&id, m)| {
+                (
+                    id,
+                    (m.name.as_str(), m.stats.iter().map(StatRef::from).collect()),
+                )
+            })
+            .collect();
+        PlaneView {
+            plane,
+            role: role(&plane.name),
+            rank,
+            keys,
+            wanted,
+            events,
+        }
+    }
+}
+
+/// One event's stats: by rank in the usual case, by name (as [`Stats::new`])
+/// where a stat's id is not in the plane's metadata (it is then called
+/// `stat <id>`, which has no rank).
+enum EventStats<'s, 'a> {
+    Ranked(&'s PlaneView<'a>, &'s [(u32, Scalar<'a>)]),
+    Named(Stats<'a>),
+}
+
+impl<'a> EventStats<'_, 'a> {
+    fn get(&self, key: Key) -> Option<Scalar<'a>> {
+        match self {
+            EventStats::Ranked(view, stats) => {
+                let rank = view.wanted[key as usize]?;
+                stats.iter().find(|(r, _)| *r == rank).map(|(_, v)| *v)
+            }
+            EventStats::Named(stats) => stats.get(key.name()),
+        }
+    }
+
     /// An integer stat (correlation_id, program_id), whatever its integer type.
-    fn int(&self, name: &str) -> Option<i64> {
-        match self.get(name)? {
+    fn int(&self, key: Key) -> Option<i64> {
+        match self.get(key)? {
             Scalar::Int(v) => Some(v),
             Scalar::Uint(v) => Some(v as i64),
             _ => None,
         }
     }
 
-    fn text(&self, name: &str) -> Option<&'a str> {
-        match self.get(name)? {
+    fn text(&self, key: Key) -> Option<&'a str> {
+        match self.get(key)? {
             Scalar::Text(s) => Some(s),
             _ => None,
         }
     }
 
-    /// The stats as a JSON object's text, into `out`.
     fn write_json(&self, out: &mut Vec<u8>) {
+        let EventStats::Ranked(view, stats) = self else {
+            if let EventStats::Named(stats) = self {
+                stats.write_json(out);
+            }
+            return;
+        };
         out.clear();
         out.push(b'{');
-        let mut digits = itoa::Buffer::new();
-        for (i, (name, value)) in self.named.iter().enumerate() {
+        for (i, (rank, value)) in stats.iter().enumerate() {
             if i > 0 {
                 out.push(b',');
             }
-            // Writing a str or a number into a Vec cannot fail.
-            let _ = serde_json::to_writer(&mut *out, name.as_ref());
+            out.extend_from_slice(view.keys[*rank as usize].as_bytes());
             out.push(b':');
-            match value {
-                Scalar::Text(s) => {
-                    let _ = serde_json::to_writer(&mut *out, s);
-                }
-                Scalar::Int(v) => out.extend_from_slice(digits.format(*v).as_bytes()),
-                Scalar::Uint(v) => out.extend_from_slice(digits.format(*v).as_bytes()),
-                // serde_json writes a non-finite double as null, as its Value holds one.
-                Scalar::Double(v) => {
-                    let _ = serde_json::to_writer(&mut *out, v);
-                }
-                Scalar::Null => out.extend_from_slice(b"null"),
-            }
+            write_scalar(out, *value);
         }
         out.push(b'}');
     }
+}
+
+/// `stats` by rank into `out`, with [`Stats::new`]'s rules: a later stat of
+/// an id replaces the earlier in place; of two ids with one name, the one
+/// seen later wins; bytes stats are left out. False where a stat's id has no
+/// name in the plane.
+fn rank_stats<'a>(
+    view: &PlaneView<'a>,
+    stats: &[StatRef<'a>],
+    by_id: &mut Vec<(i64, usize)>,
+    out: &mut Vec<(u32, Scalar<'a>)>,
+) -> bool {
+    by_id.clear();
+    for (i, stat) in stats.iter().enumerate() {
+        match by_id.iter_mut().find(|(id, _)| *id == stat.metadata_id) {
+            Some(slot) => slot.1 = i,
+            None => by_id.push((stat.metadata_id, i)),
+        }
+    }
+    out.clear();
+    for &(id, i) in by_id.iter() {
+        let Some(&rank) = view.rank.get(&id) else {
+            return false;
+        };
+        if let Some(value) = stat_scalar(view.plane, &stats[i]) {
+            out.push((rank, value));
+        }
+    }
+    // Stable: among equal ranks the later stays last, and is kept.
+    out.sort_by_key(|(rank, _)| *rank);
+    let mut kept = 0;
+    for i in 0..out.len() {
+        if kept > 0 && out[kept - 1].0 == out[i].0 {
+            out[kept - 1] = out[i];
+        } else {
+            out[kept] = out[i];
+            kept += 1;
+        }
+    }
+    out.truncate(kept);
+    true
 }
 
 /// A plane's stats as a JSON object, later stats winning (trace_meta).
@@ -271,15 +452,16 @@ fn stats_object(plane: &PlaneIn, stats: &[XStat]) -> Map<String, Value> {
     map
 }
 
-/// One event to emit, located in the space, with its sort key.
-struct Pending {
+/// One event to emit, read, with its sort key and where it lies.
+struct Pending<'a> {
     pid: u32,
     tid: u32,
     start_ps: i64,
     dur_ps: i64,
+    /// Index into the planes' views.
     plane: usize,
-    line: usize,
-    event: usize,
+    line: &'a LineIn,
+    event: EventIn<'a>,
 }
 
 fn tid_of(line: &LineIn) -> u32 {
@@ -324,12 +506,17 @@ pub fn build(path: &str, space: &SpaceIn) -> Result<RawTrace, String> {
     trace.native.format = SourceFormat::Jax;
     let pids = plane_pids(space);
     let host = space.hostnames.first().map(String::as_str);
+    let mut views = Vec::new();
     let mut pending = Vec::new();
+    // Events on GPU streams: at most this many kernels.
+    let mut on_streams = 0;
     for (p, plane) in space.planes.iter().enumerate() {
         let Some(pid) = pids[p] else { continue };
         if plane.lines.is_empty() {
             continue;
         }
+        let view = views.len();
+        views.push(PlaneView::new(plane));
         let pid_text = pid.to_string();
         let process = match host {
             Some(h) if !h.is_empty() => format!("{h} {}", plane.name),
@@ -337,7 +524,7 @@ pub fn build(path: &str, space: &SpaceIn) -> Result<RawTrace, String> {
         };
         let pid_id = trace.strings.intern(&pid_text);
         trace.process_names.insert(pid_id, process);
-        for (l, line) in plane.lines.iter().enumerate() {
+        for line in &plane.lines {
             let tid = tid_of(line);
             let tid_id = trace.strings.intern(&tid.to_string());
             // The first line of a tid names it, as xprof lists them.
@@ -349,7 +536,10 @@ pub fn build(path: &str, space: &SpaceIn) -> Result<RawTrace, String> {
                     line.name, plane.name, line.timestamp_ns
                 ))
             })?;
-            for (e, bytes) in line.events.iter().enumerate() {
+            if matches!(views[view].role, Role::Gpu(_)) && line.name.starts_with("Stream") {
+                on_streams += line.events.len();
+            }
+            for bytes in &line.events {
                 let event = EventIn::read(bytes).map_err(|m| {
                     invalid(&format!(
                         "an event of line {:?} of {}: {m}",
@@ -373,26 +563,38 @@ pub fn build(path: &str, space: &SpaceIn) -> Result<RawTrace, String> {
                     tid,
                     start_ps,
                     dur_ps: event.duration_ps,
-                    plane: p,
-                    line: l,
-                    event: e,
+                    plane: view,
+                    line,
+                    event,
                 });
             }
         }
     }
     // Stable: the file order breaks the remaining ties.
     pending.sort_by_key(|e| (e.pid, e.tid, e.start_ps, Reverse(e.dur_ps)));
+    // Sized once: a kernel row is half a kilobyte, and growing the vectors
+    // copies them.
+    trace.reserve(pending.len());
+    trace.native.dispatches.reserve(on_streams);
+    let agents: Vec<Option<u32>> = (views.iter())
+        .map(|v| trace.intern(Some(&v.plane.name)))
+        .collect();
     let mut scratch = Scratch::default();
     for item in &pending {
-        let plane = &space.planes[item.plane];
-        let line = &plane.lines[item.line];
-        let event = EventIn::read(&line.events[item.event]).map_err(|m| invalid(&m))?;
-        add_event(&mut trace, plane, line, &event, item, &mut scratch)?;
+        let (view, agent) = (&views[item.plane], agents[item.plane]);
+        add_event(&mut trace, view, agent, item, &mut scratch)?;
     }
+    trace.native.dispatches.shrink_to_fit();
     add_hlo(&mut trace, space)?;
     trace.metadata = metadata(space);
     trace.shrink_to_fit();
     Ok(trace)
+}
+
+/// Whether `text` starts with `prefix`, ASCII case ignored.
+fn starts_with_ignoring_case(text: &str, prefix: &str) -> bool {
+    (text.as_bytes().get(..prefix.len()))
+        .is_some_and(|head| head.eq_ignore_ascii_case(prefix.as_bytes()))
 }
 
 /// What a GPU-plane event is (§C.6), from its line and name.
@@ -400,51 +602,68 @@ fn gpu_kind(line: &LineIn, name: &str) -> (EventKind, &'static str) {
     if !line.name.starts_with("Stream") {
         return (EventKind::Other, "Unknown");
     }
-    let lower = name.to_ascii_lowercase();
-    if lower.starts_with("copy") || lower.starts_with("memcpy") {
+    let starts = |prefix| starts_with_ignoring_case(name, prefix);
+    if starts("copy") || starts("memcpy") {
         (EventKind::Memcpy, "memcpy")
-    } else if lower.starts_with("memset") {
+    } else if starts("memset") {
         (EventKind::Memset, "memset")
     } else {
         (EventKind::Kernel, "kernel")
     }
 }
 
-/// Buffers reused from one event to the next.
+/// Buffers reused from one event to the next, and the last id each of a
+/// dispatch's texts was interned as (they mostly repeat).
 #[derive(Default)]
-struct Scratch {
+struct Scratch<'a> {
     args: Vec<u8>,
+    stats: Vec<StatRef<'a>>,
+    by_id: Vec<(i64, usize)>,
+    ranked: Vec<(u32, Scalar<'a>)>,
+    recent: [u32; 5],
 }
 
-fn add_event(
+fn add_event<'a>(
     trace: &mut RawTrace,
-    plane: &PlaneIn,
-    line: &LineIn,
-    event: &EventIn,
-    at: &Pending,
-    scratch: &mut Scratch,
+    view: &PlaneView<'a>,
+    agent: Option<u32>,
+    at: &Pending<'a>,
+    scratch: &mut Scratch<'a>,
 ) -> Result<(), String> {
-    let metadata = plane.event_metadata.get(&event.metadata_id);
-    let name = metadata.map_or("", |m| m.name.as_str());
-    let mut stats: Vec<StatRef> = metadata
-        .map(|m| m.stats.iter().map(StatRef::from).collect())
-        .unwrap_or_default();
-    event.stats(&mut stats).map_err(|m| invalid(&m))?;
-    let args = Stats::new(plane, &stats);
-    let correlation = args.int("correlation_id");
-    let gpu = match role(&plane.name) {
+    let (line, event) = (at.line, &at.event);
+    let Scratch {
+        args: args_buf,
+        stats,
+        by_id,
+        ranked,
+        recent,
+    } = scratch;
+    let metadata = view.events.get(&event.metadata_id);
+    let name = metadata.map_or("", |m| m.0);
+    stats.clear();
+    if let Some((_, shared)) = metadata {
+        stats.extend_from_slice(shared);
+    }
+    event.stats(stats).map_err(|m| invalid(&m))?;
+    let args = if rank_stats(view, stats, by_id, ranked) {
+        EventStats::Ranked(view, ranked)
+    } else {
+        EventStats::Named(Stats::new(view.plane, stats))
+    };
+    let correlation = args.int(Key::CorrelationId);
+    let gpu = match view.role {
         Role::Gpu(n) => Some(n),
         _ => None,
     };
-    let (kind, cat) = match gpu {
-        Some(_) => gpu_kind(line, name),
-        None if plane.name == HOST_PLANE && correlation.is_some() => (EventKind::Runtime, "launch"),
-        None if plane.name == HOST_PLANE => (EventKind::Other, "host"),
-        None => (EventKind::Other, "Unknown"),
+    let (kind, cat) = match view.role {
+        Role::Gpu(_) => gpu_kind(line, name),
+        Role::Host if correlation.is_some() => (EventKind::Runtime, "launch"),
+        Role::Host => (EventKind::Other, "host"),
+        _ => (EventKind::Other, "Unknown"),
     };
-    args.write_json(&mut scratch.args);
+    args.write_json(args_buf);
     // Written from `&str`s and numbers by serde_json and itoa: UTF-8.
-    let args_text = std::str::from_utf8(&scratch.args).map_err(|e| e.to_string())?;
+    let args_text = std::str::from_utf8(args_buf).map_err(|e| e.to_string())?;
     let (mut pid, mut tid) = (itoa::Buffer::new(), itoa::Buffer::new());
     let (pid_text, tid_text) = (pid.format(at.pid), tid.format(at.tid));
     let on_stream = kind.is_gpu();
@@ -469,12 +688,16 @@ fn add_event(
     let ns = |ps: i64| Some(ps.div_euclid(1000));
     match kind {
         EventKind::Kernel => {
-            let parsed = KernelDetails::parse(args.text("kernel_details").unwrap_or(""));
-            let mut text = |key: &str| trace.intern(args.text(key));
-            let (hlo_module, hlo_op) = (text("hlo_module"), text("hlo_op"));
-            let (tf_op, name_scope) = (text("tf_op"), text("name"));
-            let kernel_details = text("kernel_details");
-            let agent = trace.intern(Some(&plane.name));
+            let parsed = KernelDetails::parse(args.text(Key::KernelDetails).unwrap_or(""));
+            let strings = &mut trace.strings;
+            let [near_module, near_op, near_tf_op, near_scope, near_details] = recent;
+            let mut text = |near: &mut u32, key: Key| {
+                (args.text(key)).map(|text| strings.intern_near(near, text))
+            };
+            let (hlo_module, hlo_op) =
+                (text(near_module, Key::HloModule), text(near_op, Key::HloOp));
+            let (tf_op, name_scope) = (text(near_tf_op, Key::TfOp), text(near_scope, Key::Name));
+            let kernel_details = text(near_details, Key::KernelDetails);
             let product = |v: [Option<i64>; 3]| -> Option<i64> {
                 v.iter().try_fold(1i64, |acc, x| acc.checked_mul((*x)?))
             };
@@ -497,7 +720,7 @@ fn add_event(
                 scratch: parsed.scratch,
                 hlo_module,
                 hlo_op,
-                program_id: args.int("program_id"),
+                program_id: args.int(Key::ProgramId),
                 tf_op,
                 name_scope,
                 kernel_details,
@@ -505,7 +728,7 @@ fn add_event(
             });
         }
         EventKind::Memcpy => {
-            let bytes = args.text("memcpy_details").and_then(|d| field(d, "size:"));
+            let bytes = (args.text(Key::MemcpyDetails)).and_then(|d| field(d, "size:"));
             trace.native.memory_copies.push(MemoryCopy {
                 uid,
                 name: trace.name.get(uid as usize),
@@ -527,7 +750,7 @@ fn add_event(
                 begin_ns: ns(begin_ps),
                 end_ns: ns(end_ps),
                 corr_id: correlation,
-                device_id: args.int("device_id"),
+                device_id: args.int(Key::DeviceId),
                 ..ApiCall::default()
             })
         }
@@ -554,24 +777,20 @@ pub struct KernelDetails {
 
 impl KernelDetails {
     pub fn parse(text: &str) -> KernelDetails {
-        const KEYS: [&str; 6] = [
-            "grid:",
-            "block:",
-            "group_mem:",
-            "private_mem:",
-            "static_shared:",
-            "dynamic_shared:",
-        ];
-        // One pass over the tokens; the first token of each key counts.
+        // One pass over the tokens; the first token of each key counts. As
+        // JAX writes it, ASCII: split without decoding characters.
         let mut found: [Option<&str>; 6] = [None; 6];
-        for token in text.split_whitespace() {
-            for (slot, key) in found.iter_mut().zip(KEYS) {
-                if slot.is_none() {
-                    if let Some(value) = token.strip_prefix(key) {
-                        *slot = Some(value);
-                    }
-                }
-            }
+        let (mut ascii, mut other) = match text.is_ascii() {
+            true => (Some(text.split_ascii_whitespace()), None),
+            false => (None, Some(text.split_whitespace())),
+        };
+        let tokens = std::iter::from_fn(|| match (&mut ascii, &mut other) {
+            (Some(tokens), _) => tokens.next(),
+            (_, Some(tokens)) => tokens.next(),
+            _ => None,
+        });
+        for (slot, value) in tokens.filter_map(detail_slot) {
+            found[slot].get_or_insert(value);
         }
         let [grid, block, group, private, static_shared, dynamic_shared] = found;
         let axes = |v: Option<&str>| {
@@ -595,6 +814,22 @@ impl KernelDetails {
             scratch: int(private),
         }
     }
+}
+
+/// Which of [`KernelDetails::parse`]'s keys a `key:value` token holds (its
+/// key runs to its first colon), and the value.
+fn detail_slot(token: &str) -> Option<(usize, &str)> {
+    let colon = token.bytes().position(|b| b == b':')?;
+    let slot = match &token[..colon] {
+        "grid" => 0,
+        "block" => 1,
+        "group_mem" => 2,
+        "private_mem" => 3,
+        "static_shared" => 4,
+        "dynamic_shared" => 5,
+        _ => return None,
+    };
+    Some((slot, &token[colon + 1..]))
 }
 
 /// `jit_forward_3d_conv(15)` → (`jit_forward_3d_conv`, 15).

@@ -229,28 +229,32 @@ impl<'a> From<&'a XStat> for StatRef<'a> {
     }
 }
 
-/// One event read from its encoded bytes (`XEvent`'s fields).
-#[derive(Default, Debug)]
+/// One event read from its encoded bytes (`XEvent`'s fields). Reading it
+/// allocates nothing: the stats are found again in `body` when asked for.
+#[derive(Default, Debug, Clone, Copy)]
 pub struct EventIn<'a> {
     pub metadata_id: i64,
     pub offset_ps: Option<i64>,
     pub duration_ps: i64,
     pub num_occurrences: Option<i64>,
-    /// The encoded stats, each read by [`EventIn::stats`].
-    stats: Vec<&'a [u8]>,
+    /// The whole encoded event, its stats (field 4) among the other fields.
+    body: &'a [u8],
 }
 
 impl<'a> EventIn<'a> {
     /// Reads an event; the stats stay encoded until asked for.
     pub fn read(bytes: &'a [u8]) -> Result<EventIn<'a>, String> {
-        let mut event = EventIn::default();
+        let mut event = EventIn {
+            body: bytes,
+            ..EventIn::default()
+        };
         let mut wire = Wire(bytes);
         while let Some((tag, value)) = wire.field()? {
             match (tag, value) {
                 (1, Value::Varint(v)) => event.metadata_id = v as i64,
                 (2, Value::Varint(v)) => event.offset_ps = Some(v as i64),
                 (3, Value::Varint(v)) => event.duration_ps = v as i64,
-                (4, Value::Bytes(b)) => event.stats.push(b),
+                (4, Value::Bytes(_)) => {}
                 (5, Value::Varint(v)) => event.num_occurrences = Some(v as i64),
                 (1..=5, _) => {
                     return Err(format!("an event's field {tag} has the wrong wire type"))
@@ -263,8 +267,12 @@ impl<'a> EventIn<'a> {
 
     /// The event's own stats, in the order written, appended to `out`.
     pub fn stats(&self, out: &mut Vec<StatRef<'a>>) -> Result<(), String> {
-        for bytes in &self.stats {
-            out.push(read_stat(bytes)?);
+        // `read` walked these fields once already: they are well formed.
+        let mut wire = Wire(self.body);
+        while let Some((tag, value)) = wire.field()? {
+            if let (4, Value::Bytes(bytes)) = (tag, value) {
+                out.push(read_stat(bytes)?);
+            }
         }
         Ok(())
     }

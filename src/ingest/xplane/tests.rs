@@ -487,6 +487,17 @@ fn kernel_details_and_module_keys_parse() {
         (cut.grid, cut.block),
         ([Some(7), None, None], [None, Some(2), None])
     );
+    // The first token of a key counts; a longer key is not the shorter one;
+    // a value may hold colons; non-ASCII text splits on any whitespace.
+    let odd =
+        KernelDetails::parse("gridx:9 grid:4:5 grid:8 group_mem:12\u{a0}block:3 private_mem:é");
+    assert_eq!(odd.grid, [None, None, None], "4:5 is not a number");
+    assert_eq!(
+        (odd.lds, odd.block[0], odd.scratch),
+        (Some(12), Some(3), None)
+    );
+    let first = KernelDetails::parse("group_mem:1 group_mem:2 private_mem:7");
+    assert_eq!((first.lds, first.scratch), (Some(1), Some(7)));
     assert_eq!(
         module_key("jit_forward_3d_conv(15)"),
         ("jit_forward_3d_conv", Some(15))
@@ -723,4 +734,92 @@ fn event_args_are_the_json_serde_writes_for_the_stats() {
         "stat 6": 1e-7,
     });
     assert_eq!(String::from_utf8(text).unwrap(), expected.to_string());
+}
+
+#[test]
+fn ranked_stats_write_and_find_what_named_stats_do() {
+    // The per-event path (names ranked once per plane) against Stats::new
+    // (names compared per event) on the same stats: ids named alike in both
+    // orders, repeated ids, a bytes stat replacing a value, references.
+    let mut plane = PlaneIn::default();
+    let names = [
+        (1, "z\"key"),
+        (2, "dup"),
+        (3, "dup"),
+        (4, "correlation_id"),
+        (5, "hlo_op"),
+        (6, "b"),
+        (7, "kernel_details"),
+    ];
+    for (id, name) in names {
+        let meta = XStatMetadata {
+            id,
+            name: name.into(),
+            ..Default::default()
+        };
+        plane.stat_metadata.insert(id, meta);
+    }
+    let stat = |id, f: &dyn Fn(&mut StatRef)| {
+        let mut s = StatRef {
+            metadata_id: id,
+            ..Default::default()
+        };
+        f(&mut s);
+        s
+    };
+    let cases: Vec<Vec<StatRef>> = vec![
+        vec![
+            stat(3, &|s| s.int64_value = Some(1)),
+            stat(2, &|s| s.str_value = Some("first")),
+            stat(1, &|s| s.str_value = Some("line\nbreak")),
+            stat(2, &|s| s.uint64_value = Some(u64::MAX)),
+            stat(4, &|s| s.uint64_value = Some(42)),
+        ],
+        vec![
+            stat(2, &|s| s.int64_value = Some(-3)),
+            stat(3, &|s| s.double_value = Some(0.5)),
+            stat(5, &|s| s.ref_value = Some(6)),
+            stat(6, &|s| s.double_value = Some(f64::INFINITY)),
+            stat(7, &|s| s.str_value = Some("grid:2,1,1")),
+        ],
+        // A later stat of an id without a value (bytes) drops the id.
+        vec![
+            stat(4, &|s| s.int64_value = Some(9)),
+            stat(5, &|s| s.str_value = Some("fusion.1")),
+            stat(4, &|_| {}),
+            stat(5, &|s| s.ref_value = Some(99)),
+        ],
+        vec![],
+    ];
+    let view = super::PlaneView::new(&plane);
+    for stats in &cases {
+        let (mut by_id, mut ranked) = (Vec::new(), Vec::new());
+        assert!(super::rank_stats(&view, stats, &mut by_id, &mut ranked));
+        let fast = super::EventStats::Ranked(&view, &ranked);
+        let slow = super::EventStats::Named(super::Stats::new(&plane, stats));
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        fast.write_json(&mut a);
+        slow.write_json(&mut b);
+        assert_eq!(String::from_utf8(a).unwrap(), String::from_utf8(b).unwrap());
+        for key in super::Key::ALL {
+            assert_eq!(fast.get(key), slow.get(key), "{}", key.name());
+        }
+    }
+    let mut text = Vec::new();
+    let first = super::EventStats::Ranked(&view, &[]);
+    first.write_json(&mut text);
+    assert_eq!(text, b"{}");
+    // The values the tables read, from the first two cases.
+    let (mut by_id, mut ranked) = (Vec::new(), Vec::new());
+    super::rank_stats(&view, &cases[0], &mut by_id, &mut ranked);
+    let args = super::EventStats::Ranked(&view, &ranked);
+    assert_eq!(args.int(super::Key::CorrelationId), Some(42));
+    super::rank_stats(&view, &cases[1], &mut by_id, &mut ranked);
+    let args = super::EventStats::Ranked(&view, &ranked);
+    assert_eq!(args.text(super::Key::HloOp), Some("b"));
+    assert_eq!(args.text(super::Key::KernelDetails), Some("grid:2,1,1"));
+    assert_eq!(args.int(super::Key::ProgramId), None);
+    // An id the plane does not name has no rank: the by-name path takes it.
+    let unnamed = [stat(8, &|s| s.int64_value = Some(1))];
+    assert!(!super::rank_stats(&view, &unnamed, &mut by_id, &mut ranked));
 }
