@@ -501,6 +501,12 @@ fn plane_pids(space: &SpaceIn) -> Vec<Option<u32>> {
 
 /// The trace of a decoded space.
 pub fn build(path: &str, space: &SpaceIn) -> Result<RawTrace, String> {
+    build_with(path, space, None)
+}
+
+/// [`build`], reading the stats on two threads or not as `two_threads` says
+/// (None: by the number of events).
+fn build_with(path: &str, space: &SpaceIn, two_threads: Option<bool>) -> Result<RawTrace, String> {
     let mut trace = RawTrace::new(path);
     trace.hold_all_args = true;
     trace.native.format = SourceFormat::Jax;
@@ -576,14 +582,9 @@ pub fn build(path: &str, space: &SpaceIn) -> Result<RawTrace, String> {
     // copies them.
     trace.reserve(pending.len());
     trace.native.dispatches.reserve(on_streams);
-    let agents: Vec<Option<u32>> = (views.iter())
-        .map(|v| trace.intern(Some(&v.plane.name)))
-        .collect();
-    let mut scratch = Scratch::default();
-    for item in &pending {
-        let (view, agent) = (&views[item.plane], agents[item.plane]);
-        add_event(&mut trace, view, agent, item, &mut scratch)?;
-    }
+    // A second thread pays from a few chunks on.
+    let two_threads = two_threads.unwrap_or(pending.len() > 4 * CHUNK);
+    add_events(&mut trace, &views, &pending, two_threads)?;
     trace.native.dispatches.shrink_to_fit();
     add_hlo(&mut trace, space)?;
     trace.metadata = metadata(space);
@@ -612,71 +613,241 @@ fn gpu_kind(line: &LineIn, name: &str) -> (EventKind, &'static str) {
     }
 }
 
-/// Buffers reused from one event to the next, and the last id each of a
-/// dispatch's texts was interned as (they mostly repeat).
+/// Events are read in chunks of this many, alternately on the calling
+/// thread and on a second one (see [`add_events`]).
+const CHUNK: usize = 4096;
+
+/// What an event's stats say, read before the event is pushed: this part
+/// of the work borrows only the space, so two threads can share it.
+struct Prepared<'a> {
+    kind: EventKind,
+    cat: &'static str,
+    name: &'a str,
+    /// n of `/device:GPU:n`.
+    gpu: Option<i64>,
+    /// The args JSON: a range of its chunk's `args`.
+    args: std::ops::Range<usize>,
+    correlation: Option<i64>,
+    /// For kernels, memory copies and launches: what their rows take.
+    details: KernelDetails,
+    /// hlo_module, hlo_op, tf_op, name and kernel_details.
+    texts: [Option<&'a str>; 5],
+    program_id: Option<i64>,
+    device_id: Option<i64>,
+    copy_bytes: Option<i64>,
+}
+
+/// A chunk of events read: those before the first that failed (`error`).
+#[derive(Default)]
+struct Chunk<'a> {
+    args: String,
+    events: Vec<Prepared<'a>>,
+    error: Option<String>,
+}
+
+/// Buffers reused from one event to the next.
 #[derive(Default)]
 struct Scratch<'a> {
     args: Vec<u8>,
     stats: Vec<StatRef<'a>>,
     by_id: Vec<(i64, usize)>,
     ranked: Vec<(u32, Scalar<'a>)>,
-    recent: [u32; 5],
 }
 
-fn add_event<'a>(
+/// Pushes every pending event, in order. With `two_threads`, the events'
+/// stats are read on two threads and pushed here in order: the result, and
+/// the first error, are those of reading them one by one. The thread that
+/// pushes reads one chunk in [`MAIN_READS_ONE_IN`], the other the rest.
+fn add_events<'a>(
     trace: &mut RawTrace,
+    views: &[PlaneView<'a>],
+    pending: &[Pending<'a>],
+    two_threads: bool,
+) -> Result<(), String> {
+    let agents: Vec<Option<u32>> = (views.iter())
+        .map(|v| trace.intern(Some(&v.plane.name)))
+        .collect();
+    let mut recent = [0u32; 5];
+    let mut scratch = Scratch::default();
+    let chunks: Vec<&[Pending]> = pending.chunks(CHUNK).collect();
+    if !two_threads {
+        for items in chunks {
+            let chunk = prepare(views, items, &mut scratch);
+            push_chunk(trace, &agents, items, &chunk, &mut recent)?;
+        }
+        return Ok(());
+    }
+    std::thread::scope(|threads| {
+        // Two chunks ahead at most: what is read waits in bounded memory.
+        let (send, receive) = std::sync::mpsc::sync_channel(2);
+        let theirs = chunks.clone();
+        threads.spawn(move || {
+            let mut scratch = Scratch::default();
+            let theirs = (theirs.into_iter().enumerate()).filter(|(k, _)| !main_reads(*k));
+            for (_, items) in theirs {
+                // The receiver is gone when pushing stopped at an error.
+                if send.send(prepare(views, items, &mut scratch)).is_err() {
+                    break;
+                }
+            }
+        });
+        for (k, items) in chunks.iter().enumerate() {
+            let chunk = match main_reads(k) {
+                true => prepare(views, items, &mut scratch),
+                false => (receive.recv()).map_err(|_| "the second reading thread stopped")?,
+            };
+            push_chunk(trace, &agents, items, &chunk, &mut recent)?;
+        }
+        Ok(())
+    })
+}
+
+/// Pushing costs about what reading does (a profile of bench/formats.py's
+/// XPlane): the thread that pushes reads a third of the chunks.
+const MAIN_READS_ONE_IN: usize = 3;
+
+fn main_reads(chunk: usize) -> bool {
+    chunk % MAIN_READS_ONE_IN == 0
+}
+
+/// Reads the stats of `items` until one fails.
+fn prepare<'a>(
+    views: &[PlaneView<'a>],
+    items: &[Pending<'a>],
+    scratch: &mut Scratch<'a>,
+) -> Chunk<'a> {
+    let mut chunk = Chunk {
+        events: Vec::with_capacity(items.len()),
+        ..Chunk::default()
+    };
+    for item in items {
+        match prepare_event(&views[item.plane], item, scratch, &mut chunk.args) {
+            Ok(event) => chunk.events.push(event),
+            Err(e) => {
+                chunk.error = Some(e);
+                break;
+            }
+        }
+    }
+    chunk
+}
+
+fn prepare_event<'a>(
     view: &PlaneView<'a>,
-    agent: Option<u32>,
     at: &Pending<'a>,
     scratch: &mut Scratch<'a>,
-) -> Result<(), String> {
-    let (line, event) = (at.line, &at.event);
+    args_out: &mut String,
+) -> Result<Prepared<'a>, String> {
     let Scratch {
         args: args_buf,
         stats,
         by_id,
         ranked,
-        recent,
     } = scratch;
-    let metadata = view.events.get(&event.metadata_id);
+    let metadata = view.events.get(&at.event.metadata_id);
     let name = metadata.map_or("", |m| m.0);
     stats.clear();
     if let Some((_, shared)) = metadata {
         stats.extend_from_slice(shared);
     }
-    event.stats(stats).map_err(|m| invalid(&m))?;
+    at.event.stats(stats).map_err(|m| invalid(&m))?;
     let args = if rank_stats(view, stats, by_id, ranked) {
         EventStats::Ranked(view, ranked)
     } else {
         EventStats::Named(Stats::new(view.plane, stats))
     };
     let correlation = args.int(Key::CorrelationId);
-    let gpu = match view.role {
-        Role::Gpu(n) => Some(n),
-        _ => None,
-    };
     let (kind, cat) = match view.role {
-        Role::Gpu(_) => gpu_kind(line, name),
+        Role::Gpu(_) => gpu_kind(at.line, name),
         Role::Host if correlation.is_some() => (EventKind::Runtime, "launch"),
         Role::Host => (EventKind::Other, "host"),
         _ => (EventKind::Other, "Unknown"),
     };
     args.write_json(args_buf);
     // Written from `&str`s and numbers by serde_json and itoa: UTF-8.
-    let args_text = std::str::from_utf8(args_buf).map_err(|e| e.to_string())?;
+    let text = std::str::from_utf8(args_buf).map_err(|e| e.to_string())?;
+    let begin = args_out.len();
+    args_out.push_str(text);
+    let mut prepared = Prepared {
+        kind,
+        cat,
+        name,
+        gpu: match view.role {
+            Role::Gpu(n) => Some(n),
+            _ => None,
+        },
+        args: begin..args_out.len(),
+        correlation,
+        details: KernelDetails::default(),
+        texts: [None; 5],
+        program_id: None,
+        device_id: None,
+        copy_bytes: None,
+    };
+    match kind {
+        EventKind::Kernel => {
+            let details = args.text(Key::KernelDetails);
+            prepared.details = KernelDetails::parse(details.unwrap_or(""));
+            let keys = [Key::HloModule, Key::HloOp, Key::TfOp, Key::Name];
+            for (text, key) in prepared.texts.iter_mut().zip(keys) {
+                *text = args.text(key);
+            }
+            prepared.texts[4] = details;
+            prepared.program_id = args.int(Key::ProgramId);
+        }
+        EventKind::Memcpy => {
+            let bytes = (args.text(Key::MemcpyDetails)).and_then(|d| field(d, "size:"));
+            prepared.copy_bytes = bytes.and_then(|b| b.parse().ok());
+        }
+        EventKind::Runtime => prepared.device_id = args.int(Key::DeviceId),
+        _ => {}
+    }
+    Ok(prepared)
+}
+
+/// Pushes a chunk's events, then fails with its error if it has one.
+fn push_chunk(
+    trace: &mut RawTrace,
+    agents: &[Option<u32>],
+    items: &[Pending],
+    chunk: &Chunk,
+    recent: &mut [u32; 5],
+) -> Result<(), String> {
+    for (item, prepared) in items.iter().zip(&chunk.events) {
+        let args = &chunk.args[prepared.args.clone()];
+        push_event(trace, agents[item.plane], item, prepared, args, recent)?;
+    }
+    match &chunk.error {
+        Some(e) => Err(e.clone()),
+        None => Ok(()),
+    }
+}
+
+/// Pushes one event and its native row; `recent` holds the last id each of
+/// a dispatch's texts was interned as (they mostly repeat).
+fn push_event(
+    trace: &mut RawTrace,
+    agent: Option<u32>,
+    at: &Pending,
+    prepared: &Prepared,
+    args: &str,
+    recent: &mut [u32; 5],
+) -> Result<(), String> {
+    let (line, kind, correlation) = (at.line, prepared.kind, prepared.correlation);
+    let gpu = prepared.gpu;
     let (mut pid, mut tid) = (itoa::Buffer::new(), itoa::Buffer::new());
     let (pid_text, tid_text) = (pid.format(at.pid), tid.format(at.tid));
     let on_stream = kind.is_gpu();
     let ev = Event {
         ph: Some("X".into()),
-        cat: Some(cat.into()),
-        name: Some(name.into()),
+        cat: Some(prepared.cat.into()),
+        name: Some(prepared.name.into()),
         pid: Some(pid_text.into()),
         tid: Some(tid_text.into()),
         ts: Some(at.start_ps as f64 / 1e6),
         dur: Some(at.dur_ps as f64 / 1e6),
         fractional_time: true,
-        args: Some(args_text),
+        args: Some(args),
         correlation: correlation.filter(|_| on_stream || kind == EventKind::Runtime),
         device: gpu.filter(|_| on_stream),
         stream: Some(line.id).filter(|_| on_stream),
@@ -688,16 +859,13 @@ fn add_event<'a>(
     let ns = |ps: i64| Some(ps.div_euclid(1000));
     match kind {
         EventKind::Kernel => {
-            let parsed = KernelDetails::parse(args.text(Key::KernelDetails).unwrap_or(""));
             let strings = &mut trace.strings;
-            let [near_module, near_op, near_tf_op, near_scope, near_details] = recent;
-            let mut text = |near: &mut u32, key: Key| {
-                (args.text(key)).map(|text| strings.intern_near(near, text))
-            };
-            let (hlo_module, hlo_op) =
-                (text(near_module, Key::HloModule), text(near_op, Key::HloOp));
-            let (tf_op, name_scope) = (text(near_tf_op, Key::TfOp), text(near_scope, Key::Name));
-            let kernel_details = text(near_details, Key::KernelDetails);
+            let mut texts = (prepared.texts.iter().zip(recent.iter_mut()))
+                .map(|(text, near)| text.map(|t| strings.intern_near(near, t)));
+            let mut next = || texts.next().flatten();
+            let (hlo_module, hlo_op, tf_op, name_scope) = (next(), next(), next(), next());
+            let kernel_details = next();
+            let parsed = &prepared.details;
             let product = |v: [Option<i64>; 3]| -> Option<i64> {
                 v.iter().try_fold(1i64, |acc, x| acc.checked_mul((*x)?))
             };
@@ -720,7 +888,7 @@ fn add_event<'a>(
                 scratch: parsed.scratch,
                 hlo_module,
                 hlo_op,
-                program_id: args.int(Key::ProgramId),
+                program_id: prepared.program_id,
                 tf_op,
                 name_scope,
                 kernel_details,
@@ -728,13 +896,12 @@ fn add_event<'a>(
             });
         }
         EventKind::Memcpy => {
-            let bytes = (args.text(Key::MemcpyDetails)).and_then(|d| field(d, "size:"));
             trace.native.memory_copies.push(MemoryCopy {
                 uid,
                 name: trace.name.get(uid as usize),
                 begin_ns: ns(begin_ps),
                 end_ns: ns(end_ps),
-                bytes: bytes.and_then(|b| b.parse().ok()),
+                bytes: prepared.copy_bytes,
                 corr_id: correlation,
                 stream_id: Some(line.id),
                 ..MemoryCopy::default()
@@ -750,7 +917,7 @@ fn add_event<'a>(
                 begin_ns: ns(begin_ps),
                 end_ns: ns(end_ps),
                 corr_id: correlation,
-                device_id: args.int(Key::DeviceId),
+                device_id: prepared.device_id,
                 ..ApiCall::default()
             })
         }

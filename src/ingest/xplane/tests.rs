@@ -823,3 +823,117 @@ fn ranked_stats_write_and_find_what_named_stats_do() {
     let unnamed = [stat(8, &|s| s.int64_value = Some(1))];
     assert!(!super::rank_stats(&view, &unnamed, &mut by_id, &mut ranked));
 }
+
+/// `space()` with each line's events repeated `copies` times, later copies
+/// shifted in time, as a decoded space.
+fn large_space(copies: i64) -> SpaceIn {
+    let mut space = space();
+    for plane in &mut space.planes {
+        for line in &mut plane.lines {
+            let one = std::mem::take(&mut line.events);
+            for copy in 0..copies {
+                for e in &one {
+                    let mut e = e.clone();
+                    e.offset_ps = e.offset_ps.map(|t| t + copy * 10_000_000);
+                    line.events.push(e);
+                }
+            }
+        }
+    }
+    decode(&space.encode_to_vec()).expect("decodes")
+}
+
+/// Everything a build makes, as text (the name maps sorted).
+fn everything(trace: &RawTrace) -> String {
+    let n = &trace.native;
+    let processes: std::collections::BTreeMap<_, _> = trace.process_names.iter().collect();
+    let threads: std::collections::BTreeMap<_, _> = trace.thread_names.iter().collect();
+    format!(
+        "{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}",
+        trace.digest(),
+        n.dispatches,
+        n.memory_copies,
+        n.api_calls,
+        n.hlo_instructions,
+        (processes, threads, &trace.metadata)
+    )
+}
+
+/// `a == b`, saying where they first differ rather than printing both.
+fn assert_same(a: &str, b: &str) {
+    if let Some(at) = (a.bytes().zip(b.bytes())).position(|(x, y)| x != y) {
+        let from = at.saturating_sub(80);
+        let around = |s: &str| {
+            s.get(from..(at + 80).min(s.len()))
+                .unwrap_or("")
+                .to_string()
+        };
+        panic!("differ at byte {at}: {:?} vs {:?}", around(a), around(b));
+    }
+    assert_eq!(a.len(), b.len());
+}
+
+#[test]
+fn two_reading_threads_build_what_one_does() {
+    // 3 stream events and 2 host events per copy: 25,000 events, 7 chunks.
+    let space = large_space(5_000);
+    let one = build_with("t", &space, Some(false)).expect("builds");
+    let two = build_with("t", &space, Some(true)).expect("builds");
+    assert_eq!(one.len(), 25_000);
+    assert_eq!(one.native.dispatches.len(), 5_000);
+    assert_same(&everything(&one), &everything(&two));
+    // The size picks the second thread; both sizes give the same as one.
+    let auto = build("t", &space).expect("builds");
+    assert_same(&everything(&one), &everything(&auto));
+    let small = large_space(2);
+    let (a, b) = (build_with("t", &small, Some(true)), build("t", &small));
+    assert_same(
+        &everything(&a.expect("builds")),
+        &everything(&b.expect("builds")),
+    );
+}
+
+#[test]
+fn two_reading_threads_fail_on_the_first_bad_event() {
+    // Two bad stats in GPU stream events, in chunks the two threads read
+    // (the host plane comes after the GPU's in the sorted events): the one
+    // earlier in time is the error, with either reading.
+    let mut space = large_space(5_000);
+    let gpu = (space.planes.iter_mut())
+        .find(|p| p.name == "/device:GPU:2")
+        .expect("gpu plane");
+    let line = &mut gpu.lines[0];
+    // An event of metadata 3 at `offset_ps`, 1 ps long, with one stat.
+    let bad = |offset_ps: i64, stat: &[u8]| {
+        let mut bytes = vec![0x08, 0x03, 0x10];
+        let mut v = offset_ps as u64;
+        while v >= 0x80 {
+            bytes.push((v & 0x7f) as u8 | 0x80);
+            v >>= 7;
+        }
+        bytes.extend_from_slice(&[v as u8, 0x18, 0x01, 0x22, stat.len() as u8]);
+        bytes.extend_from_slice(stat);
+        bytes::Bytes::from(bytes)
+    };
+    // At about the 13,000th and the 6,000th event (3 stream events a copy,
+    // 10 µs apart): in chunk 3, which the pushing thread reads, and chunk 1,
+    // which the other one reads. Field 1 (the id) as bytes; field 5 (a
+    // string) as a varint.
+    let at = |events: i64| events / 3 * 10_000_000;
+    line.events.push(bad(at(13_000), &[0x0a, 0x01, 0x00]));
+    line.events.push(bad(at(6_000), &[0x28, 0x01]));
+    let one = build_with("t", &space, Some(false)).err().expect("fails");
+    let two = build_with("t", &space, Some(true)).err().expect("fails");
+    // The chunks the comment above counts on.
+    assert!(!super::main_reads(6_000 / super::CHUNK) && super::main_reads(13_000 / super::CHUNK));
+    assert!(one.contains("field 5 has the wrong wire type"), "{one}");
+    assert_eq!(one, two);
+    // Without the early one, the late one is the error.
+    let line = &mut (space.planes.iter_mut())
+        .find(|p| p.name == "/device:GPU:2")
+        .expect("gpu plane")
+        .lines[0];
+    line.events.pop();
+    let two = build_with("t", &space, Some(true)).err().expect("fails");
+    assert!(two.contains("field 1 has the wrong wire type"), "{two}");
+}
