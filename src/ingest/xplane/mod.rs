@@ -707,7 +707,7 @@ fn add_events<'a>(
 const MAIN_READS_ONE_IN: usize = 3;
 
 fn main_reads(chunk: usize) -> bool {
-    chunk % MAIN_READS_ONE_IN == 0
+    chunk.is_multiple_of(MAIN_READS_ONE_IN)
 }
 
 /// Reads the stats of `items` until one fails.

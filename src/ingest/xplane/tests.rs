@@ -893,6 +893,14 @@ fn two_reading_threads_build_what_one_does() {
     );
 }
 
+/// The error of building `space`, which must fail.
+fn build_error(space: &SpaceIn, two_threads: bool) -> String {
+    match build_with("t", space, Some(two_threads)) {
+        Ok(_) => panic!("the space builds"),
+        Err(e) => e,
+    }
+}
+
 #[test]
 fn two_reading_threads_fail_on_the_first_bad_event() {
     // Two bad stats in GPU stream events, in chunks the two threads read
@@ -922,8 +930,8 @@ fn two_reading_threads_fail_on_the_first_bad_event() {
     let at = |events: i64| events / 3 * 10_000_000;
     line.events.push(bad(at(13_000), &[0x0a, 0x01, 0x00]));
     line.events.push(bad(at(6_000), &[0x28, 0x01]));
-    let one = build_with("t", &space, Some(false)).err().expect("fails");
-    let two = build_with("t", &space, Some(true)).err().expect("fails");
+    let one = build_error(&space, false);
+    let two = build_error(&space, true);
     // The chunks the comment above counts on.
     assert!(!super::main_reads(6_000 / super::CHUNK) && super::main_reads(13_000 / super::CHUNK));
     assert!(one.contains("field 5 has the wrong wire type"), "{one}");
@@ -934,6 +942,6 @@ fn two_reading_threads_fail_on_the_first_bad_event() {
         .expect("gpu plane")
         .lines[0];
     line.events.pop();
-    let two = build_with("t", &space, Some(true)).err().expect("fails");
+    let two = build_error(&space, true);
     assert!(two.contains("field 1 has the wrong wire type"), "{two}");
 }
