@@ -613,8 +613,8 @@ fn gpu_kind(line: &LineIn, name: &str) -> (EventKind, &'static str) {
     }
 }
 
-/// Events are read in chunks of this many, alternately on the calling
-/// thread and on a second one (see [`add_events`]).
+/// Events are read in chunks of this many, on a second thread for a large
+/// trace (see [`add_events`]).
 const CHUNK: usize = 4096;
 
 /// What an event's stats say, read before the event is pushed: this part
@@ -654,10 +654,13 @@ struct Scratch<'a> {
     ranked: Vec<(u32, Scalar<'a>)>,
 }
 
-/// Pushes every pending event, in order. With `two_threads`, the events'
-/// stats are read on two threads and pushed here in order: the result, and
-/// the first error, are those of reading them one by one. The thread that
-/// pushes reads one chunk in [`MAIN_READS_ONE_IN`], the other the rest.
+/// Pushes every pending event, in order. With `two_threads`, a second
+/// thread reads the events' stats, a chunk at a time, while this one pushes
+/// the chunks read: the result, and the first error, are those of reading
+/// them here one by one. Pushing (rows, interning, native rows) costs more
+/// than reading (a profile of bench/formats.py's XPlane: 63% of the samples
+/// on the pushing thread with a third of the chunks read there, 14% on the
+/// other with the rest), so this thread reads none.
 fn add_events<'a>(
     trace: &mut RawTrace,
     views: &[PlaneView<'a>],
@@ -668,9 +671,9 @@ fn add_events<'a>(
         .map(|v| trace.intern(Some(&v.plane.name)))
         .collect();
     let mut recent = [0u32; 5];
-    let mut scratch = Scratch::default();
-    let chunks: Vec<&[Pending]> = pending.chunks(CHUNK).collect();
+    let chunks = pending.chunks(CHUNK);
     if !two_threads {
+        let mut scratch = Scratch::default();
         for items in chunks {
             let chunk = prepare(views, items, &mut scratch);
             push_chunk(trace, &agents, items, &chunk, &mut recent)?;
@@ -680,34 +683,22 @@ fn add_events<'a>(
     std::thread::scope(|threads| {
         // Two chunks ahead at most: what is read waits in bounded memory.
         let (send, receive) = std::sync::mpsc::sync_channel(2);
-        let theirs = chunks.clone();
+        let to_read = chunks.clone();
         threads.spawn(move || {
             let mut scratch = Scratch::default();
-            let theirs = (theirs.into_iter().enumerate()).filter(|(k, _)| !main_reads(*k));
-            for (_, items) in theirs {
+            for items in to_read {
                 // The receiver is gone when pushing stopped at an error.
                 if send.send(prepare(views, items, &mut scratch)).is_err() {
                     break;
                 }
             }
         });
-        for (k, items) in chunks.iter().enumerate() {
-            let chunk = match main_reads(k) {
-                true => prepare(views, items, &mut scratch),
-                false => (receive.recv()).map_err(|_| "the second reading thread stopped")?,
-            };
+        for items in chunks {
+            let chunk = (receive.recv()).map_err(|_| "the reading thread stopped")?;
             push_chunk(trace, &agents, items, &chunk, &mut recent)?;
         }
         Ok(())
     })
-}
-
-/// Pushing costs about what reading does (a profile of bench/formats.py's
-/// XPlane): the thread that pushes reads a third of the chunks.
-const MAIN_READS_ONE_IN: usize = 3;
-
-fn main_reads(chunk: usize) -> bool {
-    chunk.is_multiple_of(MAIN_READS_ONE_IN)
 }
 
 /// Reads the stats of `items` until one fails.
