@@ -514,8 +514,8 @@ fn build_with(path: &str, space: &SpaceIn, two_threads: Option<bool>) -> Result<
     let host = space.hostnames.first().map(String::as_str);
     let mut views = Vec::new();
     let mut pending = Vec::new();
-    // Events on GPU streams: at most this many kernels.
-    let mut on_streams = 0;
+    // Kernels, counted to size their rows once.
+    let mut kernels = 0;
     for (p, plane) in space.planes.iter().enumerate() {
         let Some(pid) = pids[p] else { continue };
         if plane.lines.is_empty() {
@@ -542,9 +542,7 @@ fn build_with(path: &str, space: &SpaceIn, two_threads: Option<bool>) -> Result<
                     line.name, plane.name, line.timestamp_ns
                 ))
             })?;
-            if matches!(views[view].role, Role::Gpu(_)) && line.name.starts_with("Stream") {
-                on_streams += line.events.len();
-            }
+            let on_gpu = matches!(views[view].role, Role::Gpu(_));
             for bytes in &line.events {
                 let event = EventIn::read(bytes).map_err(|m| {
                     invalid(&format!(
@@ -564,6 +562,11 @@ fn build_with(path: &str, space: &SpaceIn, two_threads: Option<bool>) -> Result<
                             line.name, plane.name
                         ))
                     })?;
+                if on_gpu {
+                    let name = views[view].events.get(&event.metadata_id);
+                    let kind = gpu_kind(line, name.map_or("", |m| m.0)).0;
+                    kernels += usize::from(kind == EventKind::Kernel);
+                }
                 pending.push(Pending {
                     pid,
                     tid,
@@ -581,11 +584,10 @@ fn build_with(path: &str, space: &SpaceIn, two_threads: Option<bool>) -> Result<
     // Sized once: a kernel row is half a kilobyte, and growing the vectors
     // copies them.
     trace.reserve(pending.len());
-    trace.native.dispatches.reserve(on_streams);
+    trace.native.dispatches.reserve_exact(kernels);
     // A second thread pays from a few chunks on.
     let two_threads = two_threads.unwrap_or(pending.len() > 4 * CHUNK);
     add_events(&mut trace, &views, &pending, two_threads)?;
-    trace.native.dispatches.shrink_to_fit();
     add_hlo(&mut trace, space)?;
     trace.metadata = metadata(space);
     trace.shrink_to_fit();
