@@ -15,9 +15,11 @@
 //! beyond Kineto-shaped events goes to [`native`].
 //!
 //! Shared by the readers: opening and decompressing a file (`source`), the
-//! decoded trace (`trace`) and the errors, which name the file (`error`). A new
-//! format (rocpd SQLite, Nsight Systems SQLite) is a new reader beside these, a
-//! [`SourceFormat`] variant, a rule in [`format`] and one arm in [`load`].
+//! decoded trace (`trace`), the errors, which name the file (`error`), and
+//! per-event work read on a second thread and applied in order (`chunks`).
+//! A new format (rocpd SQLite, Nsight Systems SQLite) is a new reader beside
+//! these, a [`SourceFormat`] variant, a rule in [`format`] and one arm in
+//! [`load`].
 //! Nothing here knows about SQL or Arrow.
 
 pub mod cancel;
@@ -28,6 +30,7 @@ mod perfetto;
 mod rocprof;
 pub mod xplane;
 
+mod chunks;
 mod error;
 mod source;
 mod trace;

@@ -17,6 +17,7 @@ use std::borrow::Cow;
 use serde::Deserializer as _;
 use serde_json::value::RawValue;
 
+use super::chunks::{self, CHUNK};
 use super::kineto::{self, ReadOptions};
 use super::native::{ApiCall, Dispatch, MemoryCopy, SourceFormat};
 use super::trace::{EventKind, FxMap, RawTrace};
@@ -72,19 +73,14 @@ fn role(cat: &str, name: &str) -> Role {
 
 /// Gives every event its kind and fills `trace.native` from the args.
 pub fn annotate(trace: &mut RawTrace) {
-    // A second thread pays from a few chunks on.
-    let two_threads = trace.len() > 4 * CHUNK;
+    let two_threads = chunks::worth_two_threads(trace.len());
     annotate_with(trace, two_threads);
 }
 
-/// Events' args are read in chunks of this many, on a second thread for a
-/// large trace (see [`annotate_with`]).
-const CHUNK: usize = 4096;
-
 /// [`annotate`]. With `two_threads`, a second thread reads the args of the
-/// events that carry any (a chunk at a time) while this one applies them in
-/// order: the same result as reading them here, which reading the args
-/// cannot change (they are held apart from the columns being set).
+/// events that carry any ([`chunks::read_and_apply`]) while this one applies
+/// them in order: the same result as reading them here, which reading the
+/// args cannot change (they are held apart from the columns being set).
 fn annotate_with(trace: &mut RawTrace, two_threads: bool) {
     trace.native.format = SourceFormat::Pftrace;
     // Read in place while the trace's columns are updated: taken out for the
@@ -103,7 +99,7 @@ fn annotate_with(trace: &mut RawTrace, two_threads: bool) {
             (role.kind != Role::Other).then_some((uid, role))
         })
         .collect();
-    let read = |events: &[(usize, Classified)]| -> Vec<Slots> {
+    let read = |_: &mut (), events: &[(usize, Classified)]| -> Vec<Slots> {
         (events.iter())
             .map(|&(uid, _)| {
                 let mut slots = Slots::default();
@@ -112,35 +108,13 @@ fn annotate_with(trace: &mut RawTrace, two_threads: bool) {
             })
             .collect()
     };
-    let mut apply = |trace: &mut RawTrace, events: &[(usize, Classified)], slots: &[Slots]| {
-        for (&(uid, role), slots) in events.iter().zip(slots) {
+    let apply = |events: &[(usize, Classified)], slots: Vec<Slots>| {
+        for (&(uid, role), slots) in events.iter().zip(&slots) {
             pass.apply(trace, uid, role, &Args(slots));
         }
+        Ok::<(), std::convert::Infallible>(())
     };
-    if !two_threads {
-        for events in todo.chunks(CHUNK) {
-            apply(trace, events, &read(events));
-        }
-    } else {
-        std::thread::scope(|threads| {
-            // Two chunks ahead at most: what is read waits in bounded memory.
-            let (send, receive) = std::sync::mpsc::sync_channel(2);
-            let chunks = todo.chunks(CHUNK);
-            let to_read = chunks.clone();
-            threads.spawn(move || {
-                for events in to_read {
-                    if send.send(read(events)).is_err() {
-                        break;
-                    }
-                }
-            });
-            for events in chunks {
-                // Should the reading thread have stopped, read here.
-                let slots = receive.recv().unwrap_or_else(|_| read(events));
-                apply(trace, events, &slots);
-            }
-        });
-    }
+    let Ok(()) = chunks::read_and_apply(todo.chunks(CHUNK), two_threads, read, apply);
     trace.held_args = held;
 }
 

@@ -41,6 +41,7 @@ use std::cmp::Reverse;
 use prost::Message as _;
 use serde_json::{Map, Value};
 
+use super::chunks::{self, CHUNK};
 use super::kineto::decode::Event;
 use super::native::{ApiCall, Dispatch, MemoryCopy, SourceFormat};
 use super::trace::{EventKind, FxMap, RawTrace};
@@ -585,8 +586,7 @@ fn build_with(path: &str, space: &SpaceIn, two_threads: Option<bool>) -> Result<
     // copies them.
     trace.reserve(pending.len());
     trace.native.dispatches.reserve_exact(kernels);
-    // A second thread pays from a few chunks on.
-    let two_threads = two_threads.unwrap_or(pending.len() > 4 * CHUNK);
+    let two_threads = two_threads.unwrap_or(chunks::worth_two_threads(pending.len()));
     add_events(&mut trace, &views, &pending, two_threads)?;
     add_hlo(&mut trace, space)?;
     trace.metadata = metadata(space);
@@ -614,10 +614,6 @@ fn gpu_kind(line: &LineIn, name: &str) -> (EventKind, &'static str) {
         (EventKind::Kernel, "kernel")
     }
 }
-
-/// Events are read in chunks of this many, on a second thread for a large
-/// trace (see [`add_events`]).
-const CHUNK: usize = 4096;
 
 /// What an event's stats say, read before the event is pushed: this part
 /// of the work borrows only the space, so two threads can share it.
@@ -656,13 +652,9 @@ struct Scratch<'a> {
     ranked: Vec<(u32, Scalar<'a>)>,
 }
 
-/// Pushes every pending event, in order. With `two_threads`, a second
-/// thread reads the events' stats, a chunk at a time, while this one pushes
-/// the chunks read: the result, and the first error, are those of reading
-/// them here one by one. Pushing (rows, interning, native rows) costs more
-/// than reading (a profile of bench/formats.py's XPlane: 63% of the samples
-/// on the pushing thread with a third of the chunks read there, 14% on the
-/// other with the rest), so this thread reads none.
+/// Pushes every pending event, in order; with `two_threads`, their stats
+/// are read on a second thread ([`chunks::read_and_apply`]). The result, and
+/// the first error, are those of reading them here one by one.
 fn add_events<'a>(
     trace: &mut RawTrace,
     views: &[PlaneView<'a>],
@@ -673,34 +665,12 @@ fn add_events<'a>(
         .map(|v| trace.intern(Some(&v.plane.name)))
         .collect();
     let mut recent = [0u32; 5];
-    let chunks = pending.chunks(CHUNK);
-    if !two_threads {
-        let mut scratch = Scratch::default();
-        for items in chunks {
-            let chunk = prepare(views, items, &mut scratch);
-            push_chunk(trace, &agents, items, &chunk, &mut recent)?;
-        }
-        return Ok(());
-    }
-    std::thread::scope(|threads| {
-        // Two chunks ahead at most: what is read waits in bounded memory.
-        let (send, receive) = std::sync::mpsc::sync_channel(2);
-        let to_read = chunks.clone();
-        threads.spawn(move || {
-            let mut scratch = Scratch::default();
-            for items in to_read {
-                // The receiver is gone when pushing stopped at an error.
-                if send.send(prepare(views, items, &mut scratch)).is_err() {
-                    break;
-                }
-            }
-        });
-        for items in chunks {
-            let chunk = (receive.recv()).map_err(|_| "the reading thread stopped")?;
-            push_chunk(trace, &agents, items, &chunk, &mut recent)?;
-        }
-        Ok(())
-    })
+    chunks::read_and_apply(
+        pending.chunks(CHUNK),
+        two_threads,
+        |scratch, items| prepare(views, items, scratch),
+        |items, chunk| push_chunk(trace, &agents, items, &chunk, &mut recent),
+    )
 }
 
 /// Reads the stats of `items` until one fails.
@@ -853,11 +823,10 @@ fn push_event(
     match kind {
         EventKind::Kernel => {
             let strings = &mut trace.strings;
-            let mut texts = (prepared.texts.iter().zip(recent.iter_mut()))
-                .map(|(text, near)| text.map(|t| strings.intern_near(near, t)));
-            let mut next = || texts.next().flatten();
-            let (hlo_module, hlo_op, tf_op, name_scope) = (next(), next(), next(), next());
-            let kernel_details = next();
+            let [hlo_module, hlo_op, tf_op, name_scope, kernel_details] =
+                std::array::from_fn(|i| {
+                    (prepared.texts[i]).map(|text| strings.intern_near(&mut recent[i], text))
+                });
             let parsed = &prepared.details;
             let product = |v: [Option<i64>; 3]| -> Option<i64> {
                 v.iter().try_fold(1i64, |acc, x| acc.checked_mul((*x)?))
