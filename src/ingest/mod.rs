@@ -33,6 +33,8 @@ pub mod xplane;
 mod chunks;
 mod error;
 mod source;
+#[cfg(test)]
+mod testing;
 mod trace;
 
 pub use error::{IngestError, Problem};

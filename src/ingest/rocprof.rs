@@ -13,15 +13,18 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::sync::mpsc;
+use std::thread::ScopedJoinHandle;
 
 use serde::Deserialize;
 
 use super::kineto::decode::Event;
 use super::native::{Agent, ApiCall, Dispatch, MemoryCopy, SourceFormat, Text};
 use super::trace::{EventKind, FxMap, RawTrace};
-use super::{IngestError, Problem};
+use super::{source, IngestError, Problem};
 
 mod split;
+mod stream;
 
 #[derive(Deserialize)]
 struct Document<'a> {
@@ -232,47 +235,138 @@ struct ApiRecord {
 }
 
 /// Reads the rocprofv3 JSON file at `path`.
+///
+/// Three threads besides the inflating one: the first process's symbols
+/// deserialize as soon as the scan has cut them out, while the rest of the
+/// file is read; then the document deserializes on one thread while this one
+/// turns its records into events ([`stream`]). Whenever that path may not
+/// give what one serde pass over the whole file gives, the whole is read.
 pub fn load(path: &str) -> Result<RawTrace, IngestError> {
     let fail = |problem| IngestError::new(path, problem);
-    let split = crate::timing::timed("  read", || split::read(path)).map_err(fail)?;
-    if split.is_blank() {
-        return Err(fail(Problem::EmptyFile));
-    }
-    let whole;
-    let parts = crate::timing::timed("  deserialize", || deserialize_parts(&split));
-    let parsed = match parts {
-        Some(document) => Ok(document),
-        None => {
-            whole = split.whole();
-            crate::timing::timed("  deserialize whole", || deserialize(&whole))
+    let read = crate::timing::Phase::start("  read");
+    let mut reader = split::Reader::open(path).map_err(fail)?;
+    let mut cut = source::sized_for(path);
+    let was_cut = reader.read_symbols(&mut cut).map_err(fail)?;
+    let cut = cut;
+    std::thread::scope(|scope| {
+        let symbols = was_cut.then(|| scope.spawn(|| deserialize::<Vec<Symbol>>(&cut).ok()));
+        let split = reader.finish(&cut).map_err(fail)?;
+        drop(read);
+        if split.is_blank() {
+            return Err(fail(Problem::EmptyFile));
         }
+        let streamed = crate::timing::timed("  deserialize + records", || {
+            streamed(path, &split, symbols)
+        });
+        let applied = match streamed {
+            Some(applied) => applied,
+            None => crate::timing::timed("  whole", || whole(path, &split.whole(&cut)))
+                .map_err(|e| fail(invalid(&e)))?,
+        };
+        applied.map_err(|m| fail(Problem::Invalid(m)))
+    })
+}
+
+fn invalid(e: &serde_json::Error) -> Problem {
+    Problem::Invalid(format!("not a valid rocprofv3 JSON file: {}", one_line(e)))
+}
+
+/// The trace from the document's parts: its records applied here while
+/// another thread reads them, the cut-out symbols (`symbols`, still being
+/// read) given to their process. None when the document or the symbols do
+/// not deserialize this way: the whole is then read, for serde's error or
+/// its reading of an unusual document.
+fn streamed<'a, 'c: 'a>(
+    path: &str,
+    split: &'a split::Split,
+    symbols: Option<ScopedJoinHandle<'_, Option<Vec<Symbol<'c>>>>>,
+) -> Option<Result<RawTrace, String>> {
+    let text = std::str::from_utf8(&split.doc).ok()?;
+    let cut_tool = split.symbols.map(|c| c.tool);
+    let mut symbols = symbols;
+    let mut cut_symbols = || -> Option<Vec<Symbol<'a>>> {
+        let joined = symbols.take()?.join().ok()??;
+        Some(joined)
     };
-    let document: Document = parsed.map_err(|e| {
-        fail(Problem::Invalid(format!(
-            "not a valid rocprofv3 JSON file: {}",
-            one_line(&e)
-        )))
-    })?;
-    let mut trace = RawTrace::new(path);
-    trace.hold_all_args = true;
-    trace.native.format = SourceFormat::Rocprofv3;
-    let _records = crate::timing::Phase::start("  records");
-    for tool in &document.tools {
-        add_tool(&mut trace, tool).map_err(|m| fail(Problem::Invalid(m)))?;
-    }
-    drop(_records);
-    trace.metadata = metadata(&document.tools);
-    if trace.is_empty() {
-        // A run that dispatched nothing is still a run: its timeline (all idle)
-        // is a result. Without even metadata there is nothing to report.
-        if document.tools.is_empty() {
-            return Err(fail(Problem::Invalid(
-                "rocprofiler-sdk-tool holds no process".into(),
-            )));
+    let (parts_out, parts) = mpsc::sync_channel(2);
+    let (spent, spent_in) = mpsc::channel();
+    std::thread::scope(|scope| {
+        let reading = scope.spawn(move || {
+            let sink = stream::Sink {
+                parts: &parts_out,
+                spent: &spent_in,
+            };
+            stream::deserialize(text, &sink).is_ok()
+        });
+        let mut apply = Apply::new(path);
+        // The first record error, or that the symbols failed to read: then
+        // nothing more is applied, but the document is still read to its
+        // end, since its own error comes first.
+        let mut stopped: Option<Result<(), String>> = None;
+        for part in parts {
+            if stopped.is_some() {
+                continue;
+            }
+            let mut symbols_of_tool = |own: Vec<Symbol<'a>>| {
+                if cut_tool == Some(apply.tools()) {
+                    cut_symbols()
+                } else {
+                    Some(own)
+                }
+            };
+            let applied = match part {
+                stream::Part::Head { agents, symbols } => match symbols_of_tool(symbols) {
+                    Some(symbols) => {
+                        apply.head(agents, symbols);
+                        Ok(())
+                    }
+                    None => Err(None),
+                },
+                stream::Part::Dispatches(mut batch) => {
+                    let applied = apply.dispatches(&batch).map_err(Some);
+                    batch.clear();
+                    let _ = spent.send(batch);
+                    applied
+                }
+                stream::Part::Tool { rest, headed } => {
+                    let mut rest = *rest;
+                    let own = std::mem::take(&mut rest.kernel_symbols);
+                    match (headed, symbols_of_tool(own)) {
+                        (true, _) => apply.rest(rest).map_err(Some),
+                        (false, Some(symbols)) => apply.tool(rest, symbols).map_err(Some),
+                        (false, None) => Err(None),
+                    }
+                }
+            };
+            match applied {
+                Ok(()) => {}
+                Err(Some(message)) => stopped = Some(Err(message)),
+                Err(None) => stopped = Some(Ok(())),
+            }
+        }
+        if !reading.join().unwrap_or(false) {
+            return None;
+        }
+        match stopped {
+            None => Some(apply.finish()),
+            Some(Err(message)) => Some(Err(message)),
+            // The symbols did not deserialize.
+            Some(Ok(())) => None,
+        }
+    })
+}
+
+/// The trace from the document `bytes` read whole with the derived code.
+fn whole(path: &str, bytes: &[u8]) -> Result<Result<RawTrace, String>, serde_json::Error> {
+    let document: Document = deserialize(bytes)?;
+    let mut apply = Apply::new(path);
+    for mut tool in document.tools {
+        let symbols = std::mem::take(&mut tool.kernel_symbols);
+        if let Err(message) = apply.tool(tool, symbols) {
+            return Ok(Err(message));
         }
     }
-    trace.shrink_to_fit();
-    Ok(trace)
+    Ok(apply.finish())
 }
 
 /// One JSON value from `bytes`: read as text where the bytes are UTF-8 (checked
@@ -284,31 +378,126 @@ fn deserialize<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<T, serde_json:
     }
 }
 
-/// The document from its two parts (see [`split`]), the symbols deserialized
-/// on a second thread; None when there are no parts or either fails (the
-/// whole is then read for serde's error).
-fn deserialize_parts(split: &split::Split) -> Option<Document<'_>> {
-    let cut = split.symbols.as_ref()?;
-    let (document, symbols) = std::thread::scope(|scope| {
-        let symbols = scope.spawn(|| deserialize::<Vec<Symbol>>(&cut.bytes).ok());
-        let document = deserialize::<Document>(&split.doc).ok();
-        (document, symbols.join().ok().flatten())
-    });
-    let mut document = document?;
-    document.tools.get_mut(cut.tool)?.kernel_symbols = symbols?;
-    Some(document)
-}
-
 /// serde's message with its position, on one line.
 fn one_line(e: &serde_json::Error) -> String {
     e.to_string().replace('\n', " ")
 }
 
+/// Turns a document's processes into the trace in file order: for each, its
+/// agents, its dispatches, then its memory copies and API calls (the order
+/// of the events' uids).
+struct Apply<'a> {
+    trace: RawTrace,
+    /// The names of the process being applied, from its head.
+    names: Option<Names<'a>>,
+    /// Its dispatch records applied so far (for errors).
+    dispatched: usize,
+    /// The metadata of each process applied.
+    metadata: Vec<Option<Metadata>>,
+    /// Scratch text for the args of one event.
+    args: String,
+}
+
+impl<'a> Apply<'a> {
+    fn new(path: &str) -> Apply<'a> {
+        let mut trace = RawTrace::new(path);
+        trace.hold_all_args = true;
+        trace.native.format = SourceFormat::Rocprofv3;
+        Apply {
+            trace,
+            names: None,
+            dispatched: 0,
+            metadata: Vec::new(),
+            args: String::new(),
+        }
+    }
+
+    /// Processes applied whole so far: the index of the one being applied.
+    fn tools(&self) -> usize {
+        self.metadata.len()
+    }
+
+    /// Starts a process: its agents and kernel symbols.
+    fn head(&mut self, agents: Vec<AgentRecord>, symbols: Vec<Symbol<'a>>) {
+        add_agents(&mut self.trace, &agents);
+        self.names = Some(Names::new(agents, symbols));
+        self.dispatched = 0;
+    }
+
+    /// The process's next dispatch records.
+    fn dispatches(&mut self, records: &[DispatchRecord]) -> Result<(), String> {
+        let Some(names) = &mut self.names else {
+            return Err("kernel dispatches before their process".into());
+        };
+        for record in records {
+            add_dispatch(&mut self.trace, names, record, &mut self.args)
+                .map_err(|m| format!("kernel_dispatch record {}: {m}", self.dispatched))?;
+            self.dispatched += 1;
+        }
+        Ok(())
+    }
+
+    /// A process read whole, `symbols` its kernel symbols.
+    fn tool(&mut self, mut tool: Tool<'a>, symbols: Vec<Symbol<'a>>) -> Result<(), String> {
+        self.head(std::mem::take(&mut tool.agents), symbols);
+        let dispatches = std::mem::take(&mut tool.buffer_records.kernel_dispatch);
+        self.dispatches(&dispatches)?;
+        self.rest(tool)
+    }
+
+    /// Ends a process: its memory copies and API calls.
+    fn rest(&mut self, tool: Tool<'a>) -> Result<(), String> {
+        let Some(mut names) = self.names.take() else {
+            return Err("a process without its head".into());
+        };
+        names.operations = tool.strings.map(|s| s.buffer_records).unwrap_or_default();
+        let pid = tool.metadata.as_ref().and_then(|m| m.pid);
+        let (trace, args) = (&mut self.trace, &mut self.args);
+        let records = &tool.buffer_records;
+        for (i, record) in records.memory_copy.iter().enumerate() {
+            add_copy(trace, &names, record, args)
+                .map_err(|m| format!("memory_copy record {i}: {m}"))?;
+        }
+        let domains = [
+            ("hip_api", &records.hip_api),
+            ("hsa_api", &records.hsa_api),
+            ("rccl_api", &records.rccl_api),
+            ("marker_api", &records.marker_api),
+        ];
+        for (domain, list) in domains {
+            let domain_id = trace.intern(Some(domain));
+            let call = ApiContext {
+                pid,
+                domain,
+                domain_id,
+            };
+            for (i, record) in list.iter().enumerate() {
+                add_api_call(trace, &names, &call, record, args)
+                    .map_err(|m| format!("{domain} record {i}: {m}"))?;
+            }
+        }
+        self.metadata.push(tool.metadata);
+        Ok(())
+    }
+
+    fn finish(self) -> Result<RawTrace, String> {
+        let mut trace = self.trace;
+        trace.metadata = metadata(&self.metadata);
+        // A run that dispatched nothing is still a run: its timeline (all
+        // idle) is a result. Without even metadata there is nothing to report.
+        if trace.is_empty() && self.metadata.is_empty() {
+            return Err("rocprofiler-sdk-tool holds no process".into());
+        }
+        trace.shrink_to_fit();
+        Ok(trace)
+    }
+}
+
 /// `trace_meta` rows: rocprofv3's metadata of the first process (as TraceLens
 /// reads it), with `init_time`/`fini_time` spanning every process.
-fn metadata(tools: &[Tool]) -> Vec<(String, String)> {
+fn metadata(tools: &[Option<Metadata>]) -> Vec<(String, String)> {
     let json = |v: serde_json::Value| v.to_string();
-    let metas: Vec<&Metadata> = tools.iter().filter_map(|t| t.metadata.as_ref()).collect();
+    let metas: Vec<&Metadata> = tools.iter().flatten().collect();
     let mut rows = vec![("processes".to_string(), tools.len().to_string())];
     if let Some(first) = metas.first() {
         if let Some(pid) = first.pid {
@@ -330,9 +519,13 @@ fn metadata(tools: &[Tool]) -> Vec<(String, String)> {
 
 /// The name tables of one process.
 struct Names<'a> {
-    symbols: HashMap<u64, &'a Symbol<'a>>,
-    agents: HashMap<i64, &'a AgentRecord>,
-    operations: &'a [KindNames],
+    /// Each kernel id's symbol (the last written of an id, as a map built
+    /// from the list in order keeps).
+    symbols: HashMap<u64, Symbol<'a>>,
+    agents: HashMap<i64, AgentRecord>,
+    /// Set when the process is complete: only API calls, applied then,
+    /// read it.
+    operations: Vec<KindNames>,
     /// Each kernel id's names, chosen and interned at its first dispatch.
     kernels: FxMap<Option<u64>, KernelNames>,
 }
@@ -345,6 +538,16 @@ struct KernelNames {
     full_id: Text,
 }
 
+/// What a kernel's symbol says of its resources, for dispatches that do not.
+#[derive(Clone, Copy, Default)]
+struct Resources {
+    lds: Option<i64>,
+    scratch: Option<i64>,
+    vgpr: Option<i64>,
+    accum_vgpr: Option<i64>,
+    sgpr: Option<i64>,
+}
+
 /// The first non-empty of a symbol's names, in the order given.
 fn first_name<'s>(names: [&'s Option<Str<'_>>; 3]) -> Option<&'s str> {
     names
@@ -354,7 +557,33 @@ fn first_name<'s>(names: [&'s Option<Str<'_>>; 3]) -> Option<&'s str> {
         .find(|n| !n.is_empty())
 }
 
-impl Names<'_> {
+impl<'a> Names<'a> {
+    fn new(agents: Vec<AgentRecord>, symbols: Vec<Symbol<'a>>) -> Names<'a> {
+        Names {
+            symbols: (symbols.into_iter())
+                .filter_map(|s| Some((s.kernel_id?, s)))
+                .collect(),
+            agents: (agents.into_iter())
+                .filter_map(|a| Some((Handle::of(a.id)?, a)))
+                .collect(),
+            operations: Vec::new(),
+            kernels: FxMap::default(),
+        }
+    }
+
+    fn resources(&self, id: Option<u64>) -> Resources {
+        let Some(s) = id.and_then(|id| self.symbols.get(&id)) else {
+            return Resources::default();
+        };
+        Resources {
+            lds: s.group_segment_size,
+            scratch: s.private_segment_size,
+            vgpr: s.arch_vgpr_count,
+            accum_vgpr: s.accum_vgpr_count,
+            sgpr: s.sgpr_count,
+        }
+    }
+
     /// The names of kernel `id`: TraceLens's kernel name (the first non-empty
     /// of the truncated, formatted and mangled names; `unknown_kernel_<id>`
     /// for an unknown id) and the full name (demangled with its template
@@ -420,55 +649,8 @@ impl Names<'_> {
     }
 }
 
-fn add_tool(trace: &mut RawTrace, tool: &Tool) -> Result<(), String> {
-    let mut names = Names {
-        symbols: (tool.kernel_symbols.iter())
-            .filter_map(|s| Some((s.kernel_id?, s)))
-            .collect(),
-        agents: (tool.agents.iter())
-            .filter_map(|a| Some((Handle::of(a.id)?, a)))
-            .collect(),
-        operations: tool
-            .strings
-            .as_ref()
-            .map_or(&[], |s| s.buffer_records.as_slice()),
-        kernels: FxMap::default(),
-    };
-    let pid = tool.metadata.as_ref().and_then(|m| m.pid);
-    add_agents(trace, tool);
-    let records = &tool.buffer_records;
-    let mut args = String::new();
-    for (i, record) in records.kernel_dispatch.iter().enumerate() {
-        add_dispatch(trace, &mut names, record, &mut args)
-            .map_err(|m| format!("kernel_dispatch record {i}: {m}"))?;
-    }
-    for (i, record) in records.memory_copy.iter().enumerate() {
-        add_copy(trace, &names, record, &mut args)
-            .map_err(|m| format!("memory_copy record {i}: {m}"))?;
-    }
-    let domains = [
-        ("hip_api", &records.hip_api),
-        ("hsa_api", &records.hsa_api),
-        ("rccl_api", &records.rccl_api),
-        ("marker_api", &records.marker_api),
-    ];
-    for (domain, list) in domains {
-        let domain_id = trace.intern(Some(domain));
-        for (i, record) in list.iter().enumerate() {
-            let call = ApiContext {
-                pid,
-                domain,
-                domain_id,
-            };
-            add_api_call(trace, &names, &call, record, &mut args)
-                .map_err(|m| format!("{domain} record {i}: {m}"))?;
-        }
-    }
-    Ok(())
-}
-
-fn add_agents(trace: &mut RawTrace, tool: &Tool) {
-    for a in &tool.agents {
+fn add_agents(trace: &mut RawTrace, agents: &[AgentRecord]) {
+    for a in agents {
         trace.native.agents.push(Agent {
             handle: Handle::of(a.id),
             kind: a.kind.map(|k| match k {
@@ -609,10 +791,7 @@ fn add_dispatch(
         ],
         &[("grid", grid_blocks), ("block", block_items)],
     );
-    let symbol = info
-        .kernel_id
-        .and_then(|id| names.symbols.get(&id))
-        .copied();
+    let symbol = names.resources(info.kernel_id);
     let kernel = names.kernel(trace, info.kernel_id);
     let (name_id, full_id) = (kernel.name_id, kernel.full_id);
     let (mut pid, mut tid) = (itoa::Buffer::new(), itoa::Buffer::new());
@@ -653,17 +832,11 @@ fn add_dispatch(
         block,
         grid_size: product(grid),
         workgroup_size: product(block),
-        lds: (info.group_segment_size.or(info.lds_block_size_v))
-            .or(symbol.and_then(|s| s.group_segment_size)),
-        scratch: (info.private_segment_size.or(info.scratch_size))
-            .or(symbol.and_then(|s| s.private_segment_size)),
-        vgpr: info
-            .arch_vgpr_count
-            .or(symbol.and_then(|s| s.arch_vgpr_count)),
-        accum_vgpr: info
-            .accum_vgpr_count
-            .or(symbol.and_then(|s| s.accum_vgpr_count)),
-        sgpr: info.sgpr_count.or(symbol.and_then(|s| s.sgpr_count)),
+        lds: (info.group_segment_size.or(info.lds_block_size_v)).or(symbol.lds),
+        scratch: (info.private_segment_size.or(info.scratch_size)).or(symbol.scratch),
+        vgpr: info.arch_vgpr_count.or(symbol.vgpr),
+        accum_vgpr: info.accum_vgpr_count.or(symbol.accum_vgpr),
+        sgpr: info.sgpr_count.or(symbol.sgpr),
         device_id: None,
         ..Dispatch::default()
     });
@@ -812,7 +985,230 @@ fn add_api_call(
 
 #[cfg(test)]
 mod tests {
-    use super::int_args;
+    use super::*;
+    use crate::ingest::testing::{assert_same, everything};
+
+    /// The load of `text`, and what one derived serde pass over it builds.
+    fn both_ways(text: &str) -> (Result<String, String>, Result<String, String>) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("t.json");
+        std::fs::write(&path, text).expect("written");
+        let path = path.to_str().expect("a path");
+        let loaded = load(path)
+            .map(|t| everything(&t))
+            .map_err(|e| e.to_string());
+        let fail = |problem| IngestError::new(path, problem).to_string();
+        let whole = match whole(path, text.as_bytes()) {
+            Err(e) => Err(fail(invalid(&e))),
+            Ok(Err(message)) => Err(fail(Problem::Invalid(message))),
+            Ok(Ok(trace)) => Ok(everything(&trace)),
+        };
+        (loaded, whole)
+    }
+
+    /// The streamed path alone (what `load` does before any fallback):
+    /// None where it would fall back to a whole read.
+    fn streamed_only(path: &str) -> Option<Result<String, String>> {
+        let mut reader = split::Reader::open(path).expect("opens");
+        let mut cut = Vec::new();
+        let was_cut = reader.read_symbols(&mut cut).expect("reads");
+        std::thread::scope(|scope| {
+            let symbols = was_cut.then(|| scope.spawn(|| deserialize::<Vec<Symbol>>(&cut).ok()));
+            let split = reader.finish(&cut).expect("reads");
+            let streamed = streamed(path, &split, symbols)?;
+            Some(streamed.map(|t| everything(&t)))
+        })
+    }
+
+    fn symbol(id: usize) -> String {
+        format!(
+            r#"{{"kernel_id": {id}, "kernel_name": "_Z6kernel{id}v", "formatted_kernel_name": "kernel{id}<float>",
+               "truncated_kernel_name": "kernel{id}", "group_segment_size": {id}, "sgpr_count": 16}}"#
+        )
+    }
+
+    fn dispatch(i: usize, kernels: usize) -> String {
+        let start = 1_000_000 + 10 * i;
+        format!(
+            r#"{{"thread_id": 7, "correlation_id": {{"internal": {i}}}, "start_timestamp": {start},
+               "end_timestamp": {end}, "stream_id": {{"handle": 0}},
+               "dispatch_info": {{"agent_id": {{"handle": 30}}, "queue_id": {{"handle": 1}},
+               "kernel_id": {k}, "dispatch_id": {i}, "workgroup_size": {{"x": 256, "y": 1, "z": 1}},
+               "grid_size": {{"x": {grid}, "y": 1, "z": 1}}}}}}"#,
+            end = start + 5,
+            k = i % kernels,
+            grid = 256 * (1 + i % 7),
+        )
+    }
+
+    /// A process: `order` lists its keys, each written as this module
+    /// expects rocprofv3 to write it.
+    fn tool(order: &[&str], dispatches: usize, first: usize) -> String {
+        let kernels = 40;
+        let field = |key: &str| -> String {
+            let value = match key {
+                "metadata" => format!(r#"{{"pid": {}, "init_time": 5, "fini_time": 9000000}}"#, 100 + first),
+                "agents" => r#"[{"id": {"handle": 30}, "type": 2, "gpu_index": 0, "logical_node_id": 2},
+                               {"id": {"handle": 1}, "type": 1, "logical_node_id": 0}]"#
+                    .to_string(),
+                "kernel_symbols" => format!("[{}]", (0..kernels).map(symbol).collect::<Vec<_>>().join(",")),
+                "strings" => r#"{"buffer_records": [{"operations": []}, {"operations": ["hipLaunchKernel", "hipMemcpy"]}]}"#
+                    .to_string(),
+                "buffer_records" => format!(
+                    r#"{{"hip_api": [{{"kind": 1, "operation": 0, "thread_id": 7, "correlation_id": {{"internal": {first}}},
+                          "start_timestamp": 999000, "end_timestamp": 999100}}],
+                       "kernel_dispatch": [{}],
+                       "memory_copy": [{{"operation": 2, "thread_id": 7, "start_timestamp": 5, "end_timestamp": 9,
+                          "src_agent_id": {{"handle": 1}}, "dst_agent_id": {{"handle": 30}}, "bytes": 4096}}],
+                       "pc_sample_host_trap": []}}"#,
+                    (first..first + dispatches).map(|i| dispatch(i, kernels)).collect::<Vec<_>>().join(",")
+                ),
+                other => panic!("{other}"),
+            };
+            format!("\"{key}\": {value}")
+        };
+        format!(
+            "{{{}}}",
+            order
+                .iter()
+                .map(|k| field(k))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    }
+
+    const USUAL: &[&str] = &[
+        "metadata",
+        "agents",
+        "strings",
+        "kernel_symbols",
+        "buffer_records",
+    ];
+
+    fn document(tools: &[String]) -> String {
+        format!(
+            r#"{{"counters": [], "rocprofiler-sdk-tool": [{}]}}"#,
+            tools.join(", ")
+        )
+    }
+
+    #[test]
+    fn streamed_records_build_what_one_serde_pass_does() {
+        let late_agents = [
+            "metadata",
+            "kernel_symbols",
+            "buffer_records",
+            "agents",
+            "strings",
+        ];
+        let late_symbols = ["agents", "buffer_records", "kernel_symbols", "metadata"];
+        let cases = [
+            // Several batches, recycled, and a second process whose symbols
+            // are not cut out.
+            document(&[
+                tool(USUAL, 3 * stream::BATCH + 17, 0),
+                tool(USUAL, 5000, 20_000),
+            ]),
+            // A process whose records come before its agents or symbols is
+            // applied when complete.
+            document(&[tool(&late_agents, 5000, 0), tool(USUAL, 10, 9000)]),
+            document(&[tool(&late_symbols, 5000, 0), tool(&late_agents, 10, 9000)]),
+            document(&[tool(USUAL, 0, 0)]),
+        ];
+        let dir = tempfile::tempdir().expect("temp dir");
+        for text in cases {
+            let (loaded, whole) = both_ways(&text);
+            let whole = whole.expect("the document reads");
+            assert_same(&loaded.expect("the document loads"), &whole);
+            // ...and by the streamed path, not by falling back.
+            let path = dir.path().join("s.json");
+            std::fs::write(&path, &text).expect("written");
+            let streamed = streamed_only(path.to_str().expect("a path"));
+            assert_same(&streamed.expect("streamed").expect("loads"), &whole);
+        }
+        let (loaded, _) = both_ways(&document(&[tool(USUAL, 3 * stream::BATCH + 17, 0)]));
+        let rows = loaded.expect("loads");
+        assert!(
+            rows.contains("kernel39"),
+            "names come from the cut-out symbols"
+        );
+        assert!(rows.contains("lds: Some(39)"), "and so do their resources");
+    }
+
+    #[test]
+    fn unusual_or_bad_documents_get_what_one_serde_pass_gets() {
+        let good = tool(USUAL, 5000, 0);
+        let cases = [
+            // A duplicate field: the derived code's error.
+            document(&[good.replacen("\"metadata\"", "\"agents\": [], \"metadata\"", 1)]),
+            document(&[good.replacen(
+                "\"kernel_dispatch\"",
+                "\"memory_copy\": [], \"kernel_dispatch\"",
+                1,
+            )]),
+            // A record without its end, late in the second process.
+            document(&[
+                good.clone(),
+                tool(USUAL, 5000, 9000).replacen(
+                    "\"end_timestamp\": 1090035",
+                    "\"end_timestam\": 1090035",
+                    1,
+                ),
+            ]),
+            // A bad symbol, and a bad record after a bad one.
+            document(&[good.replacen("\"sgpr_count\": 16", "\"sgpr_count\": \"x\"", 1)]),
+            document(&[good
+                .replacen("\"end_timestamp\": 1000035", "\"end_timestam\": 1000035", 1)
+                .replacen("\"thread_id\": 7", "\"thread_id\": []", 1)]),
+            // A struct written as an array, which the derived code reads.
+            document(&["[null, []]".to_string()]),
+            document(std::slice::from_ref(&good)).replacen(
+                "{\"counters\"",
+                "{\"rocprofiler-sdk-tool\": [], \"counters\"",
+                1,
+            ),
+            r#"{"counters": 1}"#.to_string(),
+            document(&[]),
+        ];
+        for text in cases {
+            let (loaded, whole) = both_ways(&text);
+            assert_eq!(loaded, whole, "{}", &text[..200.min(text.len())]);
+        }
+        // A record error is found while streaming, after the document read.
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("s.json");
+        let late = tool(USUAL, 5000, 9000).replacen(
+            "\"end_timestamp\": 1090035",
+            "\"end_timestam\": 1090035",
+            1,
+        );
+        std::fs::write(&path, document(&[good.clone(), late])).expect("written");
+        let streamed = streamed_only(path.to_str().expect("a path")).expect("streamed");
+        assert!(streamed
+            .expect_err("fails")
+            .contains("kernel_dispatch record 3"));
+        let (loaded, _) = both_ways(&document(&[
+            good.clone(),
+            tool(USUAL, 5000, 9000).replacen(
+                "\"end_timestamp\": 1090035",
+                "\"end_timestam\": 1090035",
+                1,
+            ),
+        ]));
+        let error = loaded.expect_err("fails");
+        assert!(
+            error.contains("kernel_dispatch record 3: no end_timestamp"),
+            "{error}"
+        );
+        let (loaded, _) = both_ways(&document(&[good.replacen(
+            "\"metadata\"",
+            "\"agents\": [], \"metadata\"",
+            1,
+        )]));
+        assert!(loaded
+            .expect_err("fails")
+            .contains("duplicate field `agents`"));
+    }
 
     #[test]
     fn args_are_json_objects_of_integers() {

@@ -1,4 +1,4 @@
-//! Reading a rocprofv3 file in two parts that deserialize on two threads.
+//! Reading a rocprofv3 file so that its two halves deserialize at once.
 //!
 //! Half of a rocprofv3 file is one array, a process's `kernel_symbols` (four
 //! names of up to a kilobyte for each of thousands of kernels), and nearly all
@@ -7,10 +7,11 @@
 //! are set apart while the file is inflated (a scan that follows the JSON
 //! structure up to the end of that array, on the main thread, which would
 //! otherwise wait for the inflating thread), the document keeps `[]` in its
-//! place, and the two then deserialize at once. Joined, they are the document
-//! the whole file gives; whenever the parts may not be (a malformed or unusual
-//! file), the reader puts the bytes back together and reads them whole, so
-//! results and errors stay those of one serde pass.
+//! place, and the array can deserialize while the rest is still being read
+//! ([`Reader::read_symbols`], then [`Reader::finish`]). Joined, they are the
+//! document the whole file gives; whenever the parts may not be (a malformed
+//! or unusual file), the reader puts the bytes back together and reads them
+//! whole, so results and errors stay those of one serde pass.
 
 use crate::ingest::error::Problem;
 use crate::ingest::source;
@@ -19,14 +20,13 @@ use crate::ingest::source;
 pub struct Split {
     /// The document; `[]` stands where the symbols were cut out.
     pub doc: Vec<u8>,
-    /// The symbols array, when one was cut out.
-    pub symbols: Option<Cut>,
+    /// Where the symbols array was cut out, when it was.
+    pub symbols: Option<CutAt>,
 }
 
-/// A `kernel_symbols` array cut out of the document.
-pub struct Cut {
-    /// The array's JSON.
-    pub bytes: Vec<u8>,
+/// Where a `kernel_symbols` array was cut out of the document.
+#[derive(Clone, Copy)]
+pub struct CutAt {
     /// Where its `[]` stands in [`Split::doc`].
     pub at: usize,
     /// The index of its process in `rocprofiler-sdk-tool`.
@@ -34,12 +34,12 @@ pub struct Cut {
 }
 
 impl Split {
-    /// The file's bytes as they were: for a document whose parts were not
-    /// read, so that it is read whole.
-    pub fn whole(&self) -> Vec<u8> {
+    /// The file's bytes as they were, `cut` being the array cut out: for a
+    /// document whose parts were not read, so that it is read whole.
+    pub fn whole(&self, cut: &[u8]) -> Vec<u8> {
         match &self.symbols {
             None => self.doc.clone(),
-            Some(cut) => rejoined(&self.doc, &cut.bytes, cut.at),
+            Some(symbols) => rejoined(&self.doc, cut, symbols.at),
         }
     }
 
@@ -49,30 +49,66 @@ impl Split {
     }
 }
 
-/// Reads the file at `path` (the containers and limits of `source::open`),
-/// cutting out the first process's symbols array as the bytes arrive.
-pub fn read(path: &str) -> Result<Split, Problem> {
-    // Sized up front (see `source::sized_for`); pages never written are
-    // never touched.
-    let mut doc = source::sized_for(path);
-    let mut cut = Vec::new();
-    let _ = cut.try_reserve_exact(doc.capacity());
-    let mut scan = Scan::default();
-    source::each_chunk(path, |bytes| scan.feed(bytes, &mut doc, &mut cut))?;
-    let symbols = match (scan.mode, scan.cut_at) {
-        (Mode::Done, Some((at, tool))) => Some(Cut {
-            bytes: cut,
-            at,
-            tool,
-        }),
-        // The array never closed: the file is read whole, for serde's error.
-        (_, Some((at, _))) => {
-            doc = rejoined(&doc, &cut, at);
-            None
+/// Reads a file (the containers and limits of `source::open`) in two steps,
+/// so that the symbols array can be deserialized while the rest of the file
+/// is still inflating: [`Reader::read_symbols`] reads up to the end of that
+/// array, [`Reader::finish`] the rest.
+pub struct Reader {
+    stream: source::JsonStream,
+    scan: Scan,
+    doc: Vec<u8>,
+}
+
+impl Reader {
+    pub fn open(path: &str) -> Result<Reader, Problem> {
+        let (stream, _) = source::open(path, false, true, source::CHUNK)?;
+        // Sized up front (see `source::sized_for`); pages never written are
+        // never touched.
+        Ok(Reader {
+            stream,
+            scan: Scan::default(),
+            doc: source::sized_for(path),
+        })
+    }
+
+    /// Reads until the first process's symbols array has been cut out into
+    /// `cut` (true), or until the scan is done or the file ends without one.
+    pub fn read_symbols(&mut self, cut: &mut Vec<u8>) -> Result<bool, Problem> {
+        while self.scan.mode != Mode::Done {
+            let Some(chunk) = self.stream.next_chunk()? else {
+                break;
+            };
+            self.scan
+                .feed(&chunk.buffer[source::HEADROOM..], &mut self.doc, cut);
+            self.stream.recycle(chunk.buffer);
         }
-        (_, None) => None,
-    };
-    Ok(Split { doc, symbols })
+        Ok(self.scan.mode == Mode::Done && self.scan.cut_at.is_some())
+    }
+
+    /// Reads the rest of the file into the document. `cut` is what
+    /// [`Reader::read_symbols`] filled: an array that never closed goes back
+    /// into the document, to be read whole for serde's error.
+    pub fn finish(mut self, cut: &[u8]) -> Result<Split, Problem> {
+        // `read_symbols` stopped with the scan done, or at the end of the
+        // file: what is left is document.
+        while let Some(chunk) = self.stream.next_chunk()? {
+            self.doc
+                .extend_from_slice(&chunk.buffer[source::HEADROOM..]);
+            self.stream.recycle(chunk.buffer);
+        }
+        let symbols = match (self.scan.mode, self.scan.cut_at) {
+            (Mode::Done, Some((at, tool))) => Some(CutAt { at, tool }),
+            (_, Some((at, _))) => {
+                self.doc = rejoined(&self.doc, cut, at);
+                None
+            }
+            (_, None) => None,
+        };
+        Ok(Split {
+            doc: self.doc,
+            symbols,
+        })
+    }
 }
 
 /// `doc` with `cut` back in place of the `[]` at `at`.
@@ -304,21 +340,17 @@ impl Scan {
 mod tests {
     use super::*;
 
-    /// Scans `text` in chunks of `size` bytes.
-    fn scan(text: &str, size: usize) -> Split {
+    /// Scans `text` in chunks of `size` bytes: the document and the cut.
+    fn scan(text: &str, size: usize) -> (Split, Vec<u8>) {
         let (mut doc, mut cut, mut scan) = (Vec::new(), Vec::new(), Scan::default());
         for chunk in text.as_bytes().chunks(size) {
             scan.feed(chunk, &mut doc, &mut cut);
         }
         let symbols = match (scan.mode, scan.cut_at) {
-            (Mode::Done, Some((at, tool))) => Some(Cut {
-                bytes: cut,
-                at,
-                tool,
-            }),
+            (Mode::Done, Some((at, tool))) => Some(CutAt { at, tool }),
             _ => None,
         };
-        Split { doc, symbols }
+        (Split { doc, symbols }, cut)
     }
 
     #[test]
@@ -327,17 +359,17 @@ mod tests {
             {"b": {"kernel_symbols": [0]}, "kernel_symbols" : [{"n": "a]\"}\\"}, [2]], "c": 1},
             {"kernel_symbols": [1]}]}"#;
         for size in [1, 2, 3, 7, 64, text.len()] {
-            let split = scan(text, size);
+            let (split, bytes) = scan(text, size);
             let cut = split.symbols.as_ref().expect("a cut");
             assert_eq!(cut.tool, 1);
             assert_eq!(
-                std::str::from_utf8(&cut.bytes).unwrap(),
+                std::str::from_utf8(&bytes).unwrap(),
                 r#"[{"n": "a]\"}\\"}, [2]]"#
             );
             let doc = std::str::from_utf8(&split.doc).unwrap();
             assert!(doc.contains(r#""kernel_symbols" : [], "c": 1}"#), "{doc}");
             assert!(doc.ends_with(r#"{"kernel_symbols": [1]}]}"#), "{doc}");
-            assert_eq!(split.whole(), text.as_bytes());
+            assert_eq!(split.whole(&bytes), text.as_bytes());
         }
     }
 
@@ -349,7 +381,7 @@ mod tests {
             r#"{"rocprofiler-sdk-tool": [{"kernel_symbols": [1, {]}]}"#,
             r#"{"rocprofiler-sdk-tool": [{"kernel_symbols": [1, 2"#,
         ] {
-            let split = scan(text, 5);
+            let (split, _) = scan(text, 5);
             assert!(split.symbols.is_none(), "{text}");
         }
     }

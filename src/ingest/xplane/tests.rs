@@ -12,6 +12,7 @@ use super::proto::{
 };
 use super::*;
 use crate::ingest::format;
+use crate::ingest::testing::{assert_same, everything};
 
 fn stat_names(names: &[(i64, &str)]) -> HashMap<i64, XStatMetadata> {
     (names.iter())
@@ -841,36 +842,6 @@ fn large_space(copies: i64) -> SpaceIn {
         }
     }
     decode(&space.encode_to_vec()).expect("decodes")
-}
-
-/// Everything a build makes, as text (the name maps sorted).
-fn everything(trace: &RawTrace) -> String {
-    let n = &trace.native;
-    let processes: std::collections::BTreeMap<_, _> = trace.process_names.iter().collect();
-    let threads: std::collections::BTreeMap<_, _> = trace.thread_names.iter().collect();
-    format!(
-        "{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}",
-        trace.digest(),
-        n.dispatches,
-        n.memory_copies,
-        n.api_calls,
-        n.hlo_instructions,
-        (processes, threads, &trace.metadata)
-    )
-}
-
-/// `a == b`, saying where they first differ rather than printing both.
-fn assert_same(a: &str, b: &str) {
-    if let Some(at) = (a.bytes().zip(b.bytes())).position(|(x, y)| x != y) {
-        let from = at.saturating_sub(80);
-        let around = |s: &str| {
-            s.get(from..(at + 80).min(s.len()))
-                .unwrap_or("")
-                .to_string()
-        };
-        panic!("differ at byte {at}: {:?} vs {:?}", around(a), around(b));
-    }
-    assert_eq!(a.len(), b.len());
 }
 
 #[test]
