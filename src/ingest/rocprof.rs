@@ -267,6 +267,26 @@ pub fn load(path: &str) -> Result<RawTrace, IngestError> {
     })
 }
 
+/// The load of `path`, and one derived serde pass over the same bytes (the
+/// reference the load's faster path must equal), each as everything it
+/// builds or its error's text: for the fuzz target and the tests.
+pub fn load_both_ways(path: &str) -> [Result<String, String>; 2] {
+    let loaded = load(path).map(|trace| super::dump::everything(&trace));
+    let fail = |problem| IngestError::new(path, problem);
+    let mut bytes = Vec::new();
+    let whole = match source::each_chunk(path, |chunk| bytes.extend_from_slice(chunk)) {
+        Err(problem) => Err(fail(problem)),
+        Ok(()) if bytes.iter().all(u8::is_ascii_whitespace) => Err(fail(Problem::EmptyFile)),
+        Ok(()) => match whole(path, &bytes) {
+            Err(e) => Err(fail(invalid(&e))),
+            Ok(applied) => applied
+                .map(|trace| super::dump::everything(&trace))
+                .map_err(|message| fail(Problem::Invalid(message))),
+        },
+    };
+    [loaded, whole].map(|outcome| outcome.map_err(|e| e.to_string()))
+}
+
 fn invalid(e: &serde_json::Error) -> Problem {
     Problem::Invalid(format!("not a valid rocprofv3 JSON file: {}", one_line(e)))
 }
@@ -299,31 +319,26 @@ fn streamed<'a, 'c: 'a>(
             stream::deserialize(text, &sink).is_ok()
         });
         let mut apply = Apply::new(path);
-        // The first record error, or that the symbols failed to read: then
-        // nothing more is applied, but the document is still read to its
-        // end, since its own error comes first.
-        let mut stopped: Option<Result<(), String>> = None;
+        // Once stopped, nothing more is applied, but the document is still
+        // read to its end, since its own error comes first.
+        let mut stopped = None;
         for part in parts {
             if stopped.is_some() {
                 continue;
             }
             let mut symbols_of_tool = |own: Vec<Symbol<'a>>| {
                 if cut_tool == Some(apply.tools()) {
-                    cut_symbols()
+                    cut_symbols().ok_or(Stop::SymbolsUnread)
                 } else {
-                    Some(own)
+                    Ok(own)
                 }
             };
             let applied = match part {
-                stream::Part::Head { agents, symbols } => match symbols_of_tool(symbols) {
-                    Some(symbols) => {
-                        apply.head(agents, symbols);
-                        Ok(())
-                    }
-                    None => Err(None),
-                },
+                stream::Part::Head { agents, symbols } => {
+                    symbols_of_tool(symbols).map(|symbols| apply.head(agents, symbols))
+                }
                 stream::Part::Dispatches(mut batch) => {
-                    let applied = apply.dispatches(&batch).map_err(Some);
+                    let applied = apply.dispatches(&batch).map_err(Stop::Record);
                     batch.clear();
                     let _ = spent.send(batch);
                     applied
@@ -331,29 +346,33 @@ fn streamed<'a, 'c: 'a>(
                 stream::Part::Tool { rest, headed } => {
                     let mut rest = *rest;
                     let own = std::mem::take(&mut rest.kernel_symbols);
-                    match (headed, symbols_of_tool(own)) {
-                        (true, _) => apply.rest(rest).map_err(Some),
-                        (false, Some(symbols)) => apply.tool(rest, symbols).map_err(Some),
-                        (false, None) => Err(None),
+                    if headed {
+                        apply.rest(rest).map_err(Stop::Record)
+                    } else {
+                        symbols_of_tool(own)
+                            .and_then(|symbols| apply.tool(rest, symbols).map_err(Stop::Record))
                     }
                 }
             };
-            match applied {
-                Ok(()) => {}
-                Err(Some(message)) => stopped = Some(Err(message)),
-                Err(None) => stopped = Some(Ok(())),
-            }
+            stopped = applied.err();
         }
         if !reading.join().unwrap_or(false) {
             return None;
         }
         match stopped {
             None => Some(apply.finish()),
-            Some(Err(message)) => Some(Err(message)),
-            // The symbols did not deserialize.
-            Some(Ok(())) => None,
+            Some(Stop::Record(message)) => Some(Err(message)),
+            Some(Stop::SymbolsUnread) => None,
         }
     })
+}
+
+/// Why [`streamed`] stopped applying before the end of the document.
+enum Stop {
+    /// A record that makes no event (the load's error, if the document reads).
+    Record(String),
+    /// The cut-out symbols did not deserialize: the whole is read instead.
+    SymbolsUnread,
 }
 
 /// The trace from the document `bytes` read whole with the derived code.
@@ -986,23 +1005,14 @@ fn add_api_call(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ingest::testing::{assert_same, everything};
+    use crate::ingest::dump::{assert_same, everything};
 
     /// The load of `text`, and what one derived serde pass over it builds.
     fn both_ways(text: &str) -> (Result<String, String>, Result<String, String>) {
         let dir = tempfile::tempdir().expect("temp dir");
         let path = dir.path().join("t.json");
         std::fs::write(&path, text).expect("written");
-        let path = path.to_str().expect("a path");
-        let loaded = load(path)
-            .map(|t| everything(&t))
-            .map_err(|e| e.to_string());
-        let fail = |problem| IngestError::new(path, problem).to_string();
-        let whole = match whole(path, text.as_bytes()) {
-            Err(e) => Err(fail(invalid(&e))),
-            Ok(Err(message)) => Err(fail(Problem::Invalid(message))),
-            Ok(Ok(trace)) => Ok(everything(&trace)),
-        };
+        let [loaded, whole] = load_both_ways(path.to_str().expect("a path"));
         (loaded, whole)
     }
 
@@ -1133,6 +1143,67 @@ mod tests {
             "names come from the cut-out symbols"
         );
         assert!(rows.contains("lds: Some(39)"), "and so do their resources");
+    }
+
+    #[test]
+    fn mutated_documents_load_as_one_serde_pass_reads_them() {
+        // A small fuzzer on stable: bytes replaced by JSON's own, deleted or
+        // repeated, the document cut short; the streamed load must build the
+        // same rows or fail with the same error as the derived pass.
+        let seeds = [
+            document(&[tool(USUAL, 3, 0)]),
+            document(&[
+                tool(USUAL, 2, 0),
+                tool(&["agents", "buffer_records", "metadata"], 2, 50),
+            ]),
+        ];
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = |below: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % below as u64) as usize
+        };
+        const JSON_BYTES: &[u8] = b"{}[],:\"0-e. \\n";
+        let (mut same_rows, mut same_errors) = (0, 0);
+        for round in 0..300 {
+            let mut bytes = seeds[round % seeds.len()].clone().into_bytes();
+            for _ in 0..1 + next(3) {
+                if bytes.is_empty() {
+                    break;
+                }
+                let at = next(bytes.len());
+                match next(4) {
+                    0 => bytes[at] = JSON_BYTES[next(JSON_BYTES.len())],
+                    1 => {
+                        bytes.remove(at);
+                    }
+                    2 => {
+                        let end = (at + next(40)).min(bytes.len());
+                        let copy = bytes[at..end].to_vec();
+                        bytes.splice(at..at, copy);
+                    }
+                    _ => bytes.truncate(at.max(1)),
+                }
+            }
+            let text = String::from_utf8_lossy(&bytes);
+            match both_ways(&text) {
+                (Ok(a), Ok(b)) => {
+                    assert_same(&a, &b);
+                    same_rows += 1;
+                }
+                (Err(a), Err(b)) => {
+                    assert_eq!(a, b, "{text}");
+                    same_errors += 1;
+                }
+                (a, b) => panic!("{:?} vs {:?} on {text}", a.is_ok(), b.is_ok()),
+            }
+        }
+        // Both kinds of outcome were reached, not only errors.
+        assert!(
+            same_rows > 20 && same_errors > 20,
+            "{same_rows} {same_errors}"
+        );
     }
 
     #[test]
