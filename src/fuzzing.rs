@@ -24,6 +24,7 @@ pub const TARGETS: &[(&str, fn(&[u8]))] = &[
     ("query_header", query_header),
     ("platforms_file", platforms_file),
     ("replay_ir", replay_ir),
+    ("rocprof_reader", rocprof_reader),
 ];
 
 /// Chunks of the reference read: one chunk for any input a fuzzer makes.
@@ -51,6 +52,33 @@ pub fn kineto_reader(data: &[u8]) {
             }
         }
         Err(e) => one_line(&e.to_string()),
+    }
+}
+
+/// The rocprofv3 reader on `data` as a file: its load (the symbols read while
+/// the file inflates, the records applied while the document deserializes,
+/// see `ingest::rocprof`) must give the same rows or the same error as one
+/// derived serde pass over the same bytes; errors are one line.
+pub fn rocprof_reader(data: &[u8]) {
+    let file = Scratch::new(data, "json");
+    let [loaded, whole] = crate::ingest::rocprof_load_both_ways(file.path_str());
+    match (&loaded, &whole) {
+        (Ok(a), Ok(b)) => assert!(a == b, "the load and one serde pass build different rows"),
+        (Err(a), Err(b)) => {
+            assert_eq!(a, b, "the load and one serde pass fail differently");
+            one_line(a);
+        }
+        _ => {
+            let brief = |outcome: &Result<String, String>| match outcome {
+                Ok(_) => "rows".to_string(),
+                Err(e) => e.clone(),
+            };
+            panic!(
+                "the load gives {}, one serde pass {}",
+                brief(&loaded),
+                brief(&whole)
+            )
+        }
     }
 }
 

@@ -1,4 +1,5 @@
-//! Helpers for the readers' tests that compare two ways of building a trace.
+//! A trace's rows as text, for the tests and fuzz targets that compare two
+//! ways of reading the same file.
 
 use super::RawTrace;
 
@@ -21,6 +22,7 @@ pub fn everything(trace: &RawTrace) -> String {
 }
 
 /// `a == b`, saying where they first differ rather than printing both.
+#[cfg(test)]
 pub fn assert_same(a: &str, b: &str) {
     if let Some(at) = (a.bytes().zip(b.bytes())).position(|(x, y)| x != y) {
         let from = at.saturating_sub(80);

@@ -31,15 +31,16 @@ mod rocprof;
 pub mod xplane;
 
 mod chunks;
+mod dump;
 mod error;
 mod source;
-#[cfg(test)]
-mod testing;
 mod trace;
 
 pub use error::{IngestError, Problem};
 pub use kineto::reread::{ArgsInFile, FileStamp};
 pub use native::SourceFormat;
+#[doc(hidden)]
+pub use rocprof::load_both_ways as rocprof_load_both_ways;
 pub use trace::{ArgsText, Bits, Column, EventKind, FxMap, OpInputs, RawTrace, Strings};
 
 /// The whole decompressed document at `path` (plain, gzip or zip, with the

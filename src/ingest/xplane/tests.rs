@@ -11,8 +11,8 @@ use super::proto::{
     PlaneIn, StatRef, XEvent, XEventMetadata, XLine, XPlane, XSpace, XStat, XStatMetadata,
 };
 use super::*;
+use crate::ingest::dump::{assert_same, everything};
 use crate::ingest::format;
-use crate::ingest::testing::{assert_same, everything};
 
 fn stat_names(names: &[(i64, &str)]) -> HashMap<i64, XStatMetadata> {
     (names.iter())
