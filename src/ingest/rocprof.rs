@@ -245,7 +245,7 @@ pub fn load(path: &str) -> Result<RawTrace, IngestError> {
     let fail = |problem| IngestError::new(path, problem);
     let read = crate::timing::Phase::start("  read");
     let mut reader = split::Reader::open(path).map_err(fail)?;
-    let mut cut = source::sized_for(path);
+    let mut cut = reader.cut_buffer();
     let was_cut = reader.read_symbols(&mut cut).map_err(fail)?;
     let cut = cut;
     std::thread::scope(|scope| {
@@ -258,12 +258,10 @@ pub fn load(path: &str) -> Result<RawTrace, IngestError> {
         let streamed = crate::timing::timed("  deserialize + records", || {
             streamed(path, &split, symbols)
         });
-        let applied = match streamed {
-            Some(applied) => applied,
-            None => crate::timing::timed("  whole", || whole(path, &split.whole(&cut)))
-                .map_err(|e| fail(invalid(&e)))?,
-        };
-        applied.map_err(|m| fail(Problem::Invalid(m)))
+        match streamed {
+            Some(applied) => applied.map_err(|m| fail(Problem::Invalid(m))),
+            None => crate::timing::timed("  whole", || whole(path, &split.whole(&cut))),
+        }
     })
 }
 
@@ -271,24 +269,17 @@ pub fn load(path: &str) -> Result<RawTrace, IngestError> {
 /// reference the load's faster path must equal), each as everything it
 /// builds or its error's text: for the fuzz target and the tests.
 pub fn load_both_ways(path: &str) -> [Result<String, String>; 2] {
-    let loaded = load(path).map(|trace| super::dump::everything(&trace));
-    let fail = |problem| IngestError::new(path, problem);
-    let mut bytes = Vec::new();
-    let whole = match source::each_chunk(path, |chunk| bytes.extend_from_slice(chunk)) {
-        Err(problem) => Err(fail(problem)),
-        Ok(()) if bytes.iter().all(u8::is_ascii_whitespace) => Err(fail(Problem::EmptyFile)),
-        Ok(()) => match whole(path, &bytes) {
-            Err(e) => Err(fail(invalid(&e))),
-            Ok(applied) => applied
-                .map(|trace| super::dump::everything(&trace))
-                .map_err(|message| fail(Problem::Invalid(message))),
-        },
+    let loaded = load(path);
+    let whole = match source::read_all(path) {
+        Err(problem) => Err(IngestError::new(path, problem)),
+        Ok(bytes) if bytes.iter().all(u8::is_ascii_whitespace) => {
+            Err(IngestError::new(path, Problem::EmptyFile))
+        }
+        Ok(bytes) => whole(path, &bytes),
     };
-    [loaded, whole].map(|outcome| outcome.map_err(|e| e.to_string()))
-}
-
-fn invalid(e: &serde_json::Error) -> Problem {
-    Problem::Invalid(format!("not a valid rocprofv3 JSON file: {}", one_line(e)))
+    [loaded, whole].map(|outcome| {
+        (outcome.map(|trace| super::dump::everything(&trace))).map_err(|e| e.to_string())
+    })
 }
 
 /// The trace from the document's parts: its records applied here while
@@ -299,11 +290,10 @@ fn invalid(e: &serde_json::Error) -> Problem {
 fn streamed<'a, 'c: 'a>(
     path: &str,
     split: &'a split::Split,
-    symbols: Option<ScopedJoinHandle<'_, Option<Vec<Symbol<'c>>>>>,
+    mut symbols: Option<ScopedJoinHandle<'_, Option<Vec<Symbol<'c>>>>>,
 ) -> Option<Result<RawTrace, String>> {
     let text = std::str::from_utf8(&split.doc).ok()?;
     let cut_tool = split.symbols.map(|c| c.tool);
-    let mut symbols = symbols;
     let mut cut_symbols = || -> Option<Vec<Symbol<'a>>> {
         let joined = symbols.take()?.join().ok()??;
         Some(joined)
@@ -375,17 +365,24 @@ enum Stop {
     SymbolsUnread,
 }
 
-/// The trace from the document `bytes` read whole with the derived code.
-fn whole(path: &str, bytes: &[u8]) -> Result<Result<RawTrace, String>, serde_json::Error> {
-    let document: Document = deserialize(bytes)?;
+/// The trace from the document `bytes` read whole with the derived code, or
+/// the load's error: serde's, else the first record's.
+fn whole(path: &str, bytes: &[u8]) -> Result<RawTrace, IngestError> {
+    let fail = |problem| IngestError::new(path, problem);
+    let document: Document = deserialize(bytes).map_err(|e| {
+        fail(Problem::Invalid(format!(
+            "not a valid rocprofv3 JSON file: {}",
+            one_line(&e)
+        )))
+    })?;
     let mut apply = Apply::new(path);
-    for mut tool in document.tools {
+    let applied = (document.tools.into_iter()).try_for_each(|mut tool| {
         let symbols = std::mem::take(&mut tool.kernel_symbols);
-        if let Err(message) = apply.tool(tool, symbols) {
-            return Ok(Err(message));
-        }
-    }
-    Ok(apply.finish())
+        apply.tool(tool, symbols)
+    });
+    applied
+        .and_then(|()| apply.finish())
+        .map_err(|message| fail(Problem::Invalid(message)))
 }
 
 /// One JSON value from `bytes`: read as text where the bytes are UTF-8 (checked

@@ -71,6 +71,14 @@ impl Reader {
         })
     }
 
+    /// An empty buffer for the cut-out symbols, with the room the document
+    /// has (the file's inflated size, where its container says it).
+    pub fn cut_buffer(&self) -> Vec<u8> {
+        let mut cut = Vec::new();
+        let _ = cut.try_reserve_exact(self.doc.capacity());
+        cut
+    }
+
     /// Reads until the first process's symbols array has been cut out into
     /// `cut` (true), or until the scan is done or the file ends without one.
     pub fn read_symbols(&mut self, cut: &mut Vec<u8>) -> Result<bool, Problem> {
