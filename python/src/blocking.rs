@@ -10,7 +10,7 @@
 //! task ends that task only and comes back as [`InternalError`](crate::errors::InternalError).
 
 use std::future::Future;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use pyo3::exceptions::PyRuntimeError;
@@ -25,28 +25,85 @@ const POLL: Duration = Duration::from_millis(50);
 /// (multiprocessing's default on Linux) inherits the runtime's memory but none
 /// of its threads: it gets a runtime of its own, or its first call would wait
 /// forever for workers that do not exist.
-static RUNTIME: Mutex<Option<(u32, &'static tokio::runtime::Runtime)>> = Mutex::new(None);
+struct Held {
+    pid: u32,
+    runtime: Arc<tokio::runtime::Runtime>,
+}
 
-/// The runtime every call's work runs on, started at first use in each process.
-pub fn runtime() -> PyResult<&'static tokio::runtime::Runtime> {
-    let pid = std::process::id();
-    let mut held = RUNTIME
+static RUNTIME: Mutex<Option<Held>> = Mutex::new(None);
+
+/// How long [`before_fork`] waits for the runtime's threads to end.
+const SHUTDOWN_WAIT: Duration = Duration::from_secs(5);
+
+fn held() -> std::sync::MutexGuard<'static, Option<Held>> {
+    RUNTIME
         .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    if let Some((owner, runtime)) = *held {
-        if owner == pid {
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// The runtime every call's work runs on, started at first use in each process
+/// (and again after [`before_fork`] stopped it).
+pub fn runtime() -> PyResult<Arc<tokio::runtime::Runtime>> {
+    let pid = std::process::id();
+    let mut held = held();
+    match held.take() {
+        Some(mine) if mine.pid == pid => {
+            let runtime = Arc::clone(&mine.runtime);
+            *held = Some(mine);
             return Ok(runtime);
         }
+        // Inherited through fork(): never dropped, as its threads are not
+        // there to stop or join.
+        Some(inherited) => std::mem::forget(inherited),
+        None => {}
     }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("tracesql")
         .build()
         .map_err(|e| PyRuntimeError::new_err(format!("cannot start tracesql's runtime: {e}")))?;
-    // Never dropped: an inherited runtime's threads are not there to join.
-    let runtime: &'static tokio::runtime::Runtime = Box::leak(Box::new(runtime));
-    *held = Some((pid, runtime));
+    let runtime = Arc::new(runtime);
+    *held = Some(Held {
+        pid,
+        runtime: Arc::clone(&runtime),
+    });
     Ok(runtime)
+}
+
+/// Stops this process's runtime and waits for its threads to end, unless a call
+/// is under way (each call holds the runtime until it returns). The package's
+/// `__init__` registers it with `os.register_at_fork(before=...)`, so that a
+/// child never inherits the runtime's threads half-way through something.
+///
+/// Why: idle workers and blocking threads wait in `parking_lot` (tokio's and
+/// DataFusion's locks), whose process-wide table of waiting threads holds
+/// pointers into those threads' stacks and is rehashed when a new thread first
+/// waits. A child forked at such a moment inherits the table as it was, and
+/// crashed in its own first wait (SIGSEGV in `parking_lot_core::park`: one
+/// fork in seven to two in three right after a rocprofv3 load, in the loops
+/// measured). Once every thread of the runtime has been joined, no waiter of
+/// ours is left in the table. The parent's next call starts a new runtime.
+///
+/// A fork while another Python thread's call is under way keeps the runtime,
+/// since that call's work runs on it; such a child is as exposed as before.
+pub fn before_fork() {
+    let mine = match held().take() {
+        Some(mine) if mine.pid == std::process::id() => mine,
+        Some(inherited) => return std::mem::forget(inherited),
+        None => return,
+    };
+    match Arc::try_unwrap(mine.runtime) {
+        Ok(runtime) => runtime.shutdown_timeout(SHUTDOWN_WAIT),
+        // A call under way holds it: put back, unless that call has just
+        // started a new one (it cannot: the caller holds the GIL, as each
+        // call does when it takes the runtime).
+        Err(runtime) => {
+            held().get_or_insert(Held {
+                pid: mine.pid,
+                runtime,
+            });
+        }
+    }
 }
 
 /// Runs `work` to its end with the GIL released, or until Python raises

@@ -132,6 +132,14 @@ fn _panic_for_tests(py: Python<'_>, message: String) -> PyResult<()> {
     })
 }
 
+/// Called by `os.register_at_fork(before=...)` (the package's `__init__`):
+/// see [`blocking::before_fork`]. Holds the GIL while it waits, as Python's
+/// fork does anyway; the runtime's threads never need it.
+#[pyfunction]
+fn _before_fork() {
+    blocking::before_fork();
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
@@ -139,6 +147,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(compare, m)?)?;
     m.add_function(wrap_pyfunction!(collectives, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
+    m.add_function(wrap_pyfunction!(_before_fork, m)?)?;
     m.add_class::<session::Session>()?;
     m.add_class::<result::QueryResult>()?;
     m.add_class::<analysis::Analysis>()?;

@@ -15,6 +15,9 @@ same tables, views, UDFs, reports and analyses, the same numbers.
 Everything here releases the GIL while it works, and Ctrl-C stops it.
 """
 
+import os as _os
+
+from tracesql import _native
 from tracesql._native import (
     Analysis,
     Collectives,
@@ -30,6 +33,12 @@ from tracesql._native import (
     compare,
     open,
 )
+
+# A child made by fork() must not inherit the engine's threads mid-way through
+# anything: they are stopped before each fork (when no call is under way) and
+# started again at the next call. See blocking::before_fork in python/src.
+if hasattr(_os, "register_at_fork"):
+    _os.register_at_fork(before=_native._before_fork)
 
 __all__ = [
     "open",
