@@ -65,12 +65,37 @@ pub fn deserialize<'a>(text: &'a str, sink: &Sink<'_, 'a>) -> Result<(), serde_j
     de.end()
 }
 
-/// A struct's field seen twice: the derived code's error.
-fn once<E: de::Error>(seen: &mut bool, field: &'static str) -> Result<(), E> {
-    if std::mem::replace(seen, true) {
-        return Err(E::duplicate_field(field));
+/// The known fields of a struct a visitor reads. A derived `Deserialize`
+/// rejects a known field given twice, so these visitors do too.
+struct Fields<const N: usize> {
+    names: [&'static str; N],
+    seen: [bool; N],
+}
+
+impl<const N: usize> Fields<N> {
+    fn of(names: [&'static str; N]) -> Self {
+        Fields {
+            names,
+            seen: [false; N],
+        }
     }
-    Ok(())
+
+    /// `key` back, or the derived code's error when it repeats a known field.
+    fn first<'k, E: de::Error>(&mut self, key: &'k str) -> Result<&'k str, E> {
+        if let Some(at) = self.names.iter().position(|name| *name == key) {
+            if std::mem::replace(&mut self.seen[at], true) {
+                return Err(E::duplicate_field(self.names[at]));
+            }
+        }
+        Ok(key)
+    }
+
+    fn seen(&self, name: &str) -> bool {
+        self.names
+            .iter()
+            .position(|known| *known == name)
+            .is_some_and(|at| self.seen[at])
+    }
 }
 
 struct Document<'s, 'x, 'a>(&'s Sink<'x, 'a>);
@@ -90,16 +115,14 @@ impl<'de: 'a, 'a> Visitor<'de> for Document<'_, '_, 'a> {
     }
 
     fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<(), M::Error> {
-        let mut tools = false;
+        let mut fields = Fields::of(["rocprofiler-sdk-tool"]);
         while let Some(key) = map.next_key::<Str>()? {
-            if key.0 == "rocprofiler-sdk-tool" {
-                once(&mut tools, "rocprofiler-sdk-tool")?;
-                map.next_value_seed(Tools(self.0))?;
-            } else {
-                map.next_value::<IgnoredAny>()?;
+            match fields.first(&key.0)? {
+                "rocprofiler-sdk-tool" => map.next_value_seed(Tools(self.0))?,
+                _ => map.next_value::<IgnoredAny>().map(drop)?,
             }
         }
-        if !tools {
+        if !fields.seen("rocprofiler-sdk-tool") {
             return Err(de::Error::missing_field("rocprofiler-sdk-tool"));
         }
         Ok(())
@@ -147,28 +170,21 @@ impl<'de: 'a, 'a> Visitor<'de> for OneTool<'_, '_, 'a> {
     fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<(), M::Error> {
         let mut rest = Tool::default();
         let (mut agents, mut symbols) = (None, None);
-        let mut seen = [false; 5];
+        let mut fields = Fields::of([
+            "metadata",
+            "agents",
+            "kernel_symbols",
+            "strings",
+            "buffer_records",
+        ]);
         let mut headed = false;
         while let Some(key) = map.next_key::<Str>()? {
-            match key.0.as_ref() {
-                "metadata" => {
-                    once(&mut seen[0], "metadata")?;
-                    rest.metadata = map.next_value()?;
-                }
-                "agents" => {
-                    once(&mut seen[1], "agents")?;
-                    agents = Some(map.next_value()?);
-                }
-                "kernel_symbols" => {
-                    once(&mut seen[2], "kernel_symbols")?;
-                    symbols = Some(map.next_value()?);
-                }
-                "strings" => {
-                    once(&mut seen[3], "strings")?;
-                    rest.strings = map.next_value()?;
-                }
+            match fields.first(&key.0)? {
+                "metadata" => rest.metadata = map.next_value()?,
+                "agents" => agents = Some(map.next_value()?),
+                "kernel_symbols" => symbols = Some(map.next_value()?),
+                "strings" => rest.strings = map.next_value()?,
                 "buffer_records" => {
-                    once(&mut seen[4], "buffer_records")?;
                     // The records stream only once what they need is read;
                     // else they are held with the process.
                     headed = agents.is_some() && symbols.is_some();
@@ -183,9 +199,7 @@ impl<'de: 'a, 'a> Visitor<'de> for OneTool<'_, '_, 'a> {
                         stream: headed,
                     })?;
                 }
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                }
+                _ => map.next_value::<IgnoredAny>().map(drop)?,
             }
         }
         rest.agents = agents.unwrap_or_default();
@@ -220,40 +234,24 @@ impl<'de: 'a, 'a> Visitor<'de> for Records<'_, '_, 'a> {
 
     fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<BufferRecords, M::Error> {
         let mut records = BufferRecords::default();
-        let mut seen = [false; 6];
+        let mut fields = Fields::of([
+            "kernel_dispatch",
+            "memory_copy",
+            "hip_api",
+            "hsa_api",
+            "rccl_api",
+            "marker_api",
+        ]);
         while let Some(key) = map.next_key::<Str>()? {
-            match key.0.as_ref() {
-                "kernel_dispatch" => {
-                    once(&mut seen[0], "kernel_dispatch")?;
-                    if self.stream {
-                        map.next_value_seed(Dispatches(self.sink))?;
-                    } else {
-                        records.kernel_dispatch = map.next_value()?;
-                    }
-                }
-                "memory_copy" => {
-                    once(&mut seen[1], "memory_copy")?;
-                    records.memory_copy = map.next_value()?;
-                }
-                "hip_api" => {
-                    once(&mut seen[2], "hip_api")?;
-                    records.hip_api = map.next_value()?;
-                }
-                "hsa_api" => {
-                    once(&mut seen[3], "hsa_api")?;
-                    records.hsa_api = map.next_value()?;
-                }
-                "rccl_api" => {
-                    once(&mut seen[4], "rccl_api")?;
-                    records.rccl_api = map.next_value()?;
-                }
-                "marker_api" => {
-                    once(&mut seen[5], "marker_api")?;
-                    records.marker_api = map.next_value()?;
-                }
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                }
+            match fields.first(&key.0)? {
+                "kernel_dispatch" if self.stream => map.next_value_seed(Dispatches(self.sink))?,
+                "kernel_dispatch" => records.kernel_dispatch = map.next_value()?,
+                "memory_copy" => records.memory_copy = map.next_value()?,
+                "hip_api" => records.hip_api = map.next_value()?,
+                "hsa_api" => records.hsa_api = map.next_value()?,
+                "rccl_api" => records.rccl_api = map.next_value()?,
+                "marker_api" => records.marker_api = map.next_value()?,
+                _ => map.next_value::<IgnoredAny>().map(drop)?,
             }
         }
         Ok(records)
