@@ -41,21 +41,21 @@ fn held() -> std::sync::MutexGuard<'static, Option<Held>> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
+/// Forgets a runtime inherited through fork(): never dropped, as its threads
+/// are not there to stop or join.
+fn forget_inherited(held: &mut Option<Held>) {
+    if held.as_ref().is_some_and(|h| h.pid != std::process::id()) {
+        std::mem::forget(held.take());
+    }
+}
+
 /// The runtime every call's work runs on, started at first use in each process
 /// (and again after [`before_fork`] stopped it).
 pub fn runtime() -> PyResult<Arc<tokio::runtime::Runtime>> {
-    let pid = std::process::id();
     let mut held = held();
-    match held.take() {
-        Some(mine) if mine.pid == pid => {
-            let runtime = Arc::clone(&mine.runtime);
-            *held = Some(mine);
-            return Ok(runtime);
-        }
-        // Inherited through fork(): never dropped, as its threads are not
-        // there to stop or join.
-        Some(inherited) => std::mem::forget(inherited),
-        None => {}
+    forget_inherited(&mut held);
+    if let Some(mine) = held.as_ref() {
+        return Ok(Arc::clone(&mine.runtime));
     }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -64,7 +64,7 @@ pub fn runtime() -> PyResult<Arc<tokio::runtime::Runtime>> {
         .map_err(|e| PyRuntimeError::new_err(format!("cannot start tracesql's runtime: {e}")))?;
     let runtime = Arc::new(runtime);
     *held = Some(Held {
-        pid,
+        pid: std::process::id(),
         runtime: Arc::clone(&runtime),
     });
     Ok(runtime)
@@ -87,22 +87,16 @@ pub fn runtime() -> PyResult<Arc<tokio::runtime::Runtime>> {
 /// A fork while another Python thread's call is under way keeps the runtime,
 /// since that call's work runs on it; such a child is as exposed as before.
 pub fn before_fork() {
-    let mine = match held().take() {
-        Some(mine) if mine.pid == std::process::id() => mine,
-        Some(inherited) => return std::mem::forget(inherited),
-        None => return,
+    let mut held = held();
+    forget_inherited(&mut held);
+    // Calls take their share only under this lock: with no share out now,
+    // none appears before the runtime is taken out.
+    let Some(mine) = held.take_if(|mine| Arc::strong_count(&mine.runtime) == 1) else {
+        return;
     };
-    match Arc::try_unwrap(mine.runtime) {
-        Ok(runtime) => runtime.shutdown_timeout(SHUTDOWN_WAIT),
-        // A call under way holds it: put back, unless that call has just
-        // started a new one (it cannot: the caller holds the GIL, as each
-        // call does when it takes the runtime).
-        Err(runtime) => {
-            held().get_or_insert(Held {
-                pid: mine.pid,
-                runtime,
-            });
-        }
+    drop(held);
+    if let Ok(runtime) = Arc::try_unwrap(mine.runtime) {
+        runtime.shutdown_timeout(SHUTDOWN_WAIT);
     }
 }
 

@@ -127,8 +127,8 @@ def _count_kernels(path):
 
 def test_children_forked_right_after_loads_that_start_threads_work():
     # A rocprofv3 load starts and ends threads of its own beside the runtime's;
-    # before the runtime was stopped at each fork, about one child in six
-    # forked right after such a load died of SIGSEGV in its first wait
+    # before the runtime was stopped at each fork, 3 children in 20 forked
+    # right after such a load died of SIGSEGV in their first wait
     # (parking_lot's table of waiting threads, inherited mid-way).
     import multiprocessing
 
