@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::ingest::kineto::{load_with_options, ReadOptions};
-use crate::ingest::{ArgsInFile, IngestError, RawTrace};
+use crate::ingest::{ArgsInFile, IngestError, RawTrace, SourceFormat};
 
 /// Every target: its name (the folder of its corpus) and its entry point.
 pub const TARGETS: &[(&str, fn(&[u8]))] = &[
@@ -25,6 +25,8 @@ pub const TARGETS: &[(&str, fn(&[u8]))] = &[
     ("platforms_file", platforms_file),
     ("replay_ir", replay_ir),
     ("rocprof_reader", rocprof_reader),
+    ("perfetto_reader", perfetto_reader),
+    ("xplane_reader", xplane_reader),
 ];
 
 /// Chunks of the reference read: one chunk for any input a fuzzer makes.
@@ -62,23 +64,69 @@ pub fn kineto_reader(data: &[u8]) {
 pub fn rocprof_reader(data: &[u8]) {
     let file = Scratch::new(data, "json");
     let [loaded, whole] = crate::ingest::rocprof_load_both_ways(file.path_str());
-    match (&loaded, &whole) {
-        (Ok(a), Ok(b)) => assert!(a == b, "the load and one serde pass build different rows"),
-        (Err(a), Err(b)) => {
-            assert_eq!(a, b, "the load and one serde pass fail differently");
-            one_line(a);
+    agree(&loaded, &whole, "the load", "one serde pass");
+}
+
+/// The Perfetto-style JSON reader on `data` as a file: the args read on a
+/// second thread while this one applies them, and read here, must give the
+/// same rows or the same error; then the CLI's load as that format (call
+/// tree, tables) and every table in full. Errors are one line.
+pub fn perfetto_reader(data: &[u8]) {
+    let file = Scratch::new(data, "json");
+    let path = file.path_str();
+    let [two, one] = crate::ingest::perfetto_load_both_ways(path);
+    agree(&two, &one, "args read on two threads", "on one");
+    if one.is_ok() {
+        tables_as(path, SourceFormat::Pftrace);
+    }
+}
+
+/// The JAX XPlane reader on `data` as a file: its load (decoded, the stats
+/// read on one thread for any input this small) and a build of the same
+/// space with the stats read on a second thread must give the same rows or
+/// the same error; then the CLI's load as that format and every table in
+/// full. Errors are one line.
+pub fn xplane_reader(data: &[u8]) {
+    let file = Scratch::new(data, "xplane.pb");
+    let path = file.path_str();
+    let [loaded, two] = crate::ingest::xplane::load_both_ways(path);
+    agree(&loaded, &two, "the load", "the stats read on two threads");
+    if loaded.is_ok() {
+        tables_as(path, SourceFormat::Jax);
+    }
+}
+
+/// Two readings of one file, each everything it built or its error: the
+/// same rows or the same one-line error.
+fn agree(a: &Result<String, String>, b: &Result<String, String>, a_is: &str, b_is: &str) {
+    match (a, b) {
+        (Ok(x), Ok(y)) => assert!(x == y, "{a_is} and {b_is} build different rows"),
+        (Err(x), Err(y)) => {
+            assert_eq!(x, y, "{a_is} and {b_is} fail differently");
+            one_line(x);
         }
         _ => {
             let brief = |outcome: &Result<String, String>| match outcome {
                 Ok(_) => "rows".to_string(),
                 Err(e) => e.clone(),
             };
-            panic!(
-                "the load gives {}, one serde pass {}",
-                brief(&loaded),
-                brief(&whole)
-            )
+            panic!("{a_is} gives {}, {b_is} {}", brief(a), brief(b))
         }
+    }
+}
+
+/// The CLI's load of `path` read as `format` (call tree, tables) and every
+/// table in full; errors are one line.
+fn tables_as(path: &str, format: SourceFormat) {
+    let loaded =
+        crate::ingest::load_as(path, format).and_then(|raw| crate::load::tabulate(path, raw));
+    match loaded {
+        Ok(loaded) => {
+            if let Err(e) = loaded.full_tables() {
+                one_line(&e.to_string());
+            }
+        }
+        Err(e) => one_line(&e.to_string()),
     }
 }
 

@@ -40,6 +40,8 @@ pub use error::{IngestError, Problem};
 pub use kineto::reread::{ArgsInFile, FileStamp};
 pub use native::SourceFormat;
 #[doc(hidden)]
+pub use perfetto::load_both_ways as perfetto_load_both_ways;
+#[doc(hidden)]
 pub use rocprof::load_both_ways as rocprof_load_both_ways;
 pub use trace::{ArgsText, Bits, Column, EventKind, FxMap, OpInputs, RawTrace, Strings};
 
@@ -52,7 +54,13 @@ pub fn read_document(path: &str) -> Result<Vec<u8>, IngestError> {
 /// Reads the trace at `path` (`-` for standard input) with the reader of its
 /// format ([`format::detect`]).
 pub fn load(path: &str) -> Result<RawTrace, IngestError> {
-    match format::detect(path)? {
+    load_as(path, format::detect(path)?)
+}
+
+/// Reads the trace at `path` with the reader of `format`, whatever its
+/// content says.
+pub fn load_as(path: &str, format: SourceFormat) -> Result<RawTrace, IngestError> {
+    match format {
         SourceFormat::Kineto => kineto::load(path),
         SourceFormat::Rocprofv3 => rocprof::load(path),
         SourceFormat::Pftrace => perfetto::load(path),

@@ -129,8 +129,13 @@ pub fn load_trace(path: &str) -> Result<LoadedTrace, IngestError> {
         }
         return Ok(traces.pop().expect("one trace"));
     }
-    let stopped = |problem| IngestError::new(path, problem);
     let raw = crate::timing::timed("  decompress + parse", || ingest::load(path))?;
+    tabulate(path, raw)
+}
+
+/// Links and tabulates `raw`, the events read from `path` by any reader.
+pub fn tabulate(path: &str, raw: ingest::RawTrace) -> Result<LoadedTrace, IngestError> {
+    let stopped = |problem| IngestError::new(path, problem);
     // A load stopped by its caller stops between stages too, not only while reading.
     ingest::cancel::check().map_err(stopped)?;
     let links = crate::timing::timed("  link", || tree::link(&raw));

@@ -94,7 +94,11 @@ fn decode_chunk(chunk: &AheadChunk, mut trace: RawTrace) -> Option<Part> {
 fn decode_run(bytes: &[u8], offset: u64, start: usize, trace: &mut RawTrace) -> Option<usize> {
     let mut at = start;
     let mut end = None;
-    while let Some((event, len)) = fast::read_event(&bytes[at..]) {
+    // Checked once for the chunk, not slice by slice in each event.
+    let text = fast::valid_prefix(&bytes[start..]);
+    while let Some((event, len)) =
+        fast::read_event_in(&bytes[at..], text.get(at - start..).unwrap_or_default())
+    {
         if decode::push_decoded(trace, &event, &bytes[at..], offset + at as u64).is_err() {
             break;
         }

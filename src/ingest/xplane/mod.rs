@@ -505,6 +505,29 @@ pub fn build(path: &str, space: &SpaceIn) -> Result<RawTrace, String> {
     build_with(path, space, None)
 }
 
+/// The load of `path` (decoded, then built with the stats read on as many
+/// threads as its size calls for) and a build of the same decoded space with
+/// the stats read on a second thread, whatever its size, each as everything
+/// it builds or its error's text: for the fuzz target, which asks that both
+/// agree.
+pub fn load_both_ways(path: &str) -> [Result<String, String>; 2] {
+    let loaded = load(path).map(|trace| super::dump::everything(&trace));
+    let fail = |problem| IngestError::new(path, problem).to_string();
+    let two_threads = source::read_all(path)
+        .map_err(fail)
+        .and_then(|bytes| match bytes.is_empty() {
+            true => Err(fail(Problem::EmptyFile)),
+            false => decode_owned(bytes).map_err(|m| fail(Problem::Invalid(m))),
+        })
+        .and_then(|space| {
+            build_with(path, &space, Some(true)).map_err(|m| fail(Problem::Invalid(m)))
+        });
+    [
+        loaded.map_err(|e| e.to_string()),
+        two_threads.map(|trace| super::dump::everything(&trace)),
+    ]
+}
+
 /// [`build`], reading the stats on two threads or not as `two_threads` says
 /// (None: by the number of events).
 fn build_with(path: &str, space: &SpaceIn, two_threads: Option<bool>) -> Result<RawTrace, String> {

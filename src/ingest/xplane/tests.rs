@@ -916,3 +916,17 @@ fn two_reading_threads_fail_on_the_first_bad_event() {
     let two = build_error(&space, true);
     assert!(two.contains("field 1 has the wrong wire type"), "{two}");
 }
+
+/// Writes this module's space, which has every kind of plane the reader
+/// knows (the HLO metadata among them), as a seed of the `xplane_reader` fuzz
+/// target. Run by hand when the space changes:
+/// `cargo test --lib write_xplane_fuzz_seed -- --ignored`.
+#[test]
+#[ignore]
+fn write_xplane_fuzz_seed() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fuzz/corpus/xplane_reader/seed-test-space"
+    );
+    std::fs::write(path, space().encode_to_vec()).expect("seed written");
+}
