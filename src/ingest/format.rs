@@ -41,7 +41,7 @@ pub fn detect(path: &str) -> Result<SourceFormat, IngestError> {
     let format = sniff(&head);
     // A Perfetto protobuf starts like an XPlane (field 1, length-delimited):
     // its name is the one thing that tells them apart before decoding.
-    let binary = !matches!(skip_space(&head).first(), Some(b'{' | b'['));
+    let binary = !matches!(text_start(&head).first(), Some(b'{' | b'['));
     if binary && is_pftrace_name(path) {
         return Err(IngestError::new(
             path,
@@ -123,7 +123,7 @@ pub fn sniff(head: &[u8]) -> SourceFormat {
 /// 0x0a is a newline, but no JSON value starts with a byte that is a valid
 /// tag there, and one that starts with `{` or `[` after whitespace is out.
 pub fn looks_like_xplane(head: &[u8]) -> bool {
-    if matches!(skip_space(head).first(), Some(b'{' | b'[')) {
+    if matches!(text_start(head).first(), Some(b'{' | b'[')) {
         return false;
     }
     let Some(rest) = head.strip_prefix(&[0x0a]) else {
@@ -156,11 +156,17 @@ fn varint(bytes: &[u8]) -> Option<(u64, usize)> {
 /// The first key of the top-level object, if the document starts with one
 /// whose key has no escapes.
 fn first_key(head: &[u8]) -> Option<String> {
-    let text = skip_space(head);
+    let text = text_start(head);
     let text = skip_space(text.strip_prefix(b"{")?);
     let text = text.strip_prefix(b"\"")?;
     let end = text.iter().position(|&b| b == b'"' || b == b'\\')?;
     (text[end] == b'"').then(|| String::from_utf8_lossy(&text[..end]).into_owned())
+}
+
+/// Where a text document's first value starts: past a byte order mark and
+/// whitespace.
+fn text_start(head: &[u8]) -> &[u8] {
+    skip_space(source::without_byte_order_mark(head))
 }
 
 fn skip_space(bytes: &[u8]) -> &[u8] {
@@ -219,6 +225,9 @@ mod tests {
         // Further in, the key is some other format's data.
         let doc = b"{\"traceEvents\": [], \"rocprofiler-sdk-tool\": []}";
         assert_eq!(sniff(doc), SourceFormat::Kineto);
+        // A byte order mark before the document is stepped over.
+        let doc = b"\xef\xbb\xbf {\"rocprofiler-sdk-tool\": []}";
+        assert_eq!(sniff(doc), SourceFormat::Rocprofv3);
     }
 
     #[test]

@@ -272,9 +272,7 @@ pub fn load_both_ways(path: &str) -> [Result<String, String>; 2] {
     let loaded = load(path);
     let whole = match source::read_all(path) {
         Err(problem) => Err(IngestError::new(path, problem)),
-        Ok(bytes) if bytes.iter().all(u8::is_ascii_whitespace) => {
-            Err(IngestError::new(path, Problem::EmptyFile))
-        }
+        Ok(bytes) if split::is_blank(&bytes) => Err(IngestError::new(path, Problem::EmptyFile)),
         Ok(bytes) => whole(path, &bytes),
     };
     [loaded, whole].map(|outcome| {
@@ -292,7 +290,7 @@ fn streamed<'a, 'c: 'a>(
     split: &'a split::Split,
     mut symbols: Option<ScopedJoinHandle<'_, Option<Vec<Symbol<'c>>>>>,
 ) -> Option<Result<RawTrace, String>> {
-    let text = std::str::from_utf8(&split.doc).ok()?;
+    let text = std::str::from_utf8(source::without_byte_order_mark(&split.doc)).ok()?;
     let cut_tool = split.symbols.map(|c| c.tool);
     let mut cut_symbols = || -> Option<Vec<Symbol<'a>>> {
         let joined = symbols.take()?.join().ok()??;
@@ -369,7 +367,7 @@ enum Stop {
 /// the load's error: serde's, else the first record's.
 fn whole(path: &str, bytes: &[u8]) -> Result<RawTrace, IngestError> {
     let fail = |problem| IngestError::new(path, problem);
-    let document: Document = deserialize(bytes).map_err(|e| {
+    let document: Document = deserialize(source::without_byte_order_mark(bytes)).map_err(|e| {
         fail(Problem::Invalid(format!(
             "not a valid rocprofv3 JSON file: {}",
             one_line(&e)
@@ -1097,6 +1095,27 @@ mod tests {
             r#"{{"counters": [], "rocprofiler-sdk-tool": [{}]}}"#,
             tools.join(", ")
         )
+    }
+
+    #[test]
+    fn a_byte_order_mark_before_the_document_is_skipped() {
+        let text = document(&[tool(USUAL, 50, 0)]);
+        let plain = both_ways(&text).0.expect("loads");
+        let marked = format!("\u{feff}{text}");
+        let (loaded, whole) = both_ways(&marked);
+        assert_same(&loaded.expect("loads with the mark"), &plain);
+        assert_same(&whole.expect("reads whole with the mark"), &plain);
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("marked.json");
+        std::fs::write(&path, &marked).expect("written");
+        let streamed = streamed_only(path.to_str().expect("a path"));
+        assert_same(&streamed.expect("streamed").expect("loads"), &plain);
+        // A mark and nothing else is an empty file, as whitespace is.
+        let (loaded, whole) = both_ways("\u{feff} \n");
+        for outcome in [loaded, whole] {
+            let e = outcome.expect_err("empty");
+            assert!(e.contains("empty"), "{e}");
+        }
     }
 
     #[test]

@@ -18,6 +18,16 @@ pub const CHUNK: usize = 1 << 20;
 /// Inputs larger than this show a progress bar when stderr is a terminal.
 const PROGRESS_MIN_BYTES: u64 = 4 << 20;
 
+/// The UTF-8 byte order mark some Windows tools write before a JSON document.
+/// RFC 8259 §8.1 lets a reader skip it, and every JSON reader here does (serde
+/// alone would call it a bad value).
+pub const BYTE_ORDER_MARK: &[u8] = b"\xef\xbb\xbf";
+
+/// `text` without a byte order mark at its very start.
+pub fn without_byte_order_mark(text: &[u8]) -> &[u8] {
+    text.strip_prefix(BYTE_ORDER_MARK).unwrap_or(text)
+}
+
 const GZIP_MAGIC: &[u8] = &[0x1f, 0x8b];
 const ZIP_MAGIC: &[u8] = b"PK\x03\x04";
 

@@ -11,7 +11,7 @@
 
 use super::ahead::{Ahead as AheadThread, Part};
 use crate::ingest::error::Problem;
-use crate::ingest::source::{JsonStream, HEADROOM};
+use crate::ingest::source::{JsonStream, BYTE_ORDER_MARK, HEADROOM};
 use crate::ingest::trace::RawTrace;
 
 /// What a value looks like to the splitter before it is decoded.
@@ -250,14 +250,14 @@ impl Splitter {
         Ok(true)
     }
 
-    /// Steps over a UTF-8 byte order mark at the start of the document, which
-    /// some Windows tools write before JSON (serde would call it a bad value).
-    /// Offsets still count it: they are the document's bytes, as read back.
+    /// Steps over a UTF-8 byte order mark at the start of the document
+    /// ([`BYTE_ORDER_MARK`]). Offsets still count it: they are the document's
+    /// bytes, as read back.
     fn skip_byte_order_mark(&mut self) -> Result<(), Problem> {
-        const BOM: &[u8] = b"\xef\xbb\xbf";
-        while self.buf.len() - self.pos < BOM.len() && self.fill()? {}
-        if self.buf[self.pos..].starts_with(BOM) {
-            self.pos += BOM.len();
+        let mark = BYTE_ORDER_MARK;
+        while self.buf.len() - self.pos < mark.len() && self.fill()? {}
+        if self.buf[self.pos..].starts_with(mark) {
+            self.pos += mark.len();
         }
         Ok(())
     }

@@ -45,8 +45,13 @@ impl Split {
 
     /// Whether the file holds nothing but whitespace.
     pub fn is_blank(&self) -> bool {
-        self.symbols.is_none() && self.doc.iter().all(u8::is_ascii_whitespace)
+        self.symbols.is_none() && is_blank(&self.doc)
     }
+}
+
+/// Whether `text` is nothing but whitespace (after a byte order mark).
+pub fn is_blank(text: &[u8]) -> bool {
+    (source::without_byte_order_mark(text).iter()).all(u8::is_ascii_whitespace)
 }
 
 /// Reads a file (the containers and limits of `source::open`) in two steps,
