@@ -292,10 +292,6 @@ fn streamed<'a, 'c: 'a>(
 ) -> Option<Result<RawTrace, String>> {
     let text = std::str::from_utf8(source::without_byte_order_mark(&split.doc)).ok()?;
     let cut_tool = split.symbols.map(|c| c.tool);
-    let mut cut_symbols = || -> Option<Vec<Symbol<'a>>> {
-        let joined = symbols.take()?.join().ok()??;
-        Some(joined)
-    };
     let (parts_out, parts) = mpsc::sync_channel(2);
     let (spent, spent_in) = mpsc::channel();
     std::thread::scope(|scope| {
@@ -316,7 +312,7 @@ fn streamed<'a, 'c: 'a>(
             }
             let mut symbols_of_tool = |own: Vec<Symbol<'a>>| {
                 if cut_tool == Some(apply.tools()) {
-                    cut_symbols().ok_or(Stop::SymbolsUnread)
+                    joined(&mut symbols).ok_or(Stop::SymbolsUnread)
                 } else {
                     Ok(own)
                 }
@@ -349,10 +345,23 @@ fn streamed<'a, 'c: 'a>(
         }
         match stopped {
             None => Some(apply.finish()),
+            // Applying stopped before the cut-out symbols were given to their
+            // process (a later one, or this one's records first). They are
+            // part of the document: where they do not deserialize, serde's
+            // error there comes before any record's, so the whole is read.
+            Some(Stop::Record(_)) if symbols.is_some() && joined(&mut symbols).is_none() => None,
             Some(Stop::Record(message)) => Some(Err(message)),
             Some(Stop::SymbolsUnread) => None,
         }
     })
+}
+
+/// The cut-out symbols, joined once: None when they did not deserialize, or
+/// were taken already.
+fn joined<'c>(
+    symbols: &mut Option<ScopedJoinHandle<'_, Option<Vec<Symbol<'c>>>>>,
+) -> Option<Vec<Symbol<'c>>> {
+    symbols.take()?.join().ok()?
 }
 
 /// Why [`streamed`] stopped applying before the end of the document.
@@ -1295,6 +1304,44 @@ mod tests {
         assert!(loaded
             .expect_err("fails")
             .contains("duplicate field `agents`"));
+    }
+
+    /// Found by fuzz/regressions/rocprof_reader/record-error-before-unread-symbols:
+    /// a record error stops applying before the cut-out symbols are given to
+    /// their process, and those symbols do not deserialize. serde's error in
+    /// them is the document's, so it is the load's error, as in one pass.
+    #[test]
+    fn symbols_that_do_not_read_fail_before_an_earlier_bad_record() {
+        let no_symbols = ["metadata", "agents", "strings", "buffer_records"];
+        let bad_record = tool(&no_symbols, 10, 0).replacen(
+            "\"end_timestamp\": 1000005",
+            "\"end_timestam\": 1000005",
+            1,
+        );
+        let bad_symbol = |order| {
+            tool(order, 10, 9000).replacen("\"sgpr_count\": 16", "\"sgpr_count\": \"16\"", 1)
+        };
+        // The symbols of the next process, and this process's own symbols
+        // after its records.
+        let after_records = ["metadata", "agents", "buffer_records", "kernel_symbols"];
+        let cases = [
+            document(&[bad_record.clone(), bad_symbol(USUAL)]),
+            document(&[bad_symbol(&after_records).replacen(
+                "\"end_timestamp\": 1090005",
+                "\"end_timestam\": 1090005",
+                1,
+            )]),
+        ];
+        for text in cases {
+            let (loaded, whole) = both_ways(&text);
+            let whole = whole.expect_err("the document does not read");
+            assert!(whole.contains("invalid type: string"), "{whole}");
+            assert_eq!(loaded.expect_err("fails"), whole);
+        }
+        // Where the symbols read, the record's error stands.
+        let (loaded, _) = both_ways(&document(&[bad_record, tool(USUAL, 10, 9000)]));
+        let error = loaded.expect_err("fails");
+        assert!(error.contains("record 0: no end_timestamp"), "{error}");
     }
 
     #[test]
