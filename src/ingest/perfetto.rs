@@ -191,7 +191,9 @@ impl Pass {
         // Slices exported as begin/end pairs have no `dur`: take it from the
         // annotations, so that `kernels` and the timelines see them.
         if trace.dur.get(uid).is_none() {
-            if let Some(d) = delta.or(begin.zip(end).map(|(b, e)| e - b)) {
+            // The difference only without `delta_ns`, and only where it fits
+            // (the args are the file's: `end_ns` may be anything).
+            if let Some(d) = delta.or_else(|| begin.zip(end).and_then(|(b, e)| e.checked_sub(b))) {
                 trace.dur.set(uid, Some(d as f64 / 1000.0));
             }
         }
@@ -850,6 +852,45 @@ mod tests {
         assert_eq!(
             second.dur.get(second.native.dispatches[1].uid as usize),
             Some(3.001)
+        );
+    }
+
+    /// Found by fuzz/regressions/perfetto_reader/begin-and-end-too-far-apart:
+    /// `end_ns - begin_ns` overflowed (a panic in a debug build, a wrapped
+    /// duration in a release one), even where `delta_ns` was there to use.
+    #[test]
+    fn a_duration_from_the_args_is_delta_ns_else_an_end_minus_begin_that_fits() {
+        let slice = |name: &str, args: &str| {
+            format!(
+                r#"{{"ph":"b","cat":"kernel_dispatch","name":"{name}","pid":1,"tid":1,"ts":10,"id2":{{"local":"0x1"}},"args":{args}}}"#
+            )
+        };
+        let events = [
+            slice(
+                "delta",
+                r#"{"begin_ns":9000000005828,"end_ns":-1e40,"delta_ns":4000}"#,
+            ),
+            slice("span", r#"{"begin_ns":1000,"end_ns":3500}"#),
+            slice(
+                "apart",
+                r#"{"begin_ns":9223372036854775807,"end_ns":-9223372036854775808}"#,
+            ),
+        ];
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let path = dir.path().join("t.json");
+        let text = format!("{{\"traceEvents\":[{}]}}", events.join(",\n"));
+        std::fs::write(&path, text).expect("written");
+        let trace = load(path.to_str().expect("UTF-8")).expect("loads");
+        let durations: Vec<(Option<&str>, Option<f64>)> = (trace.native.dispatches.iter())
+            .map(|d| (trace.str(d.name), trace.dur.get(d.uid as usize)))
+            .collect();
+        assert_eq!(
+            durations,
+            [
+                (Some("delta"), Some(4.0)),
+                (Some("span"), Some(2.5)),
+                (Some("apart"), None)
+            ]
         );
     }
 
