@@ -243,25 +243,48 @@ struct ApiRecord {
 /// give what one serde pass over the whole file gives, the whole is read.
 pub fn load(path: &str) -> Result<RawTrace, IngestError> {
     let fail = |problem| IngestError::new(path, problem);
+    match read_in_parts(path).map_err(fail)? {
+        Parts::Blank => Err(fail(Problem::EmptyFile)),
+        Parts::Streamed(applied) => applied.map_err(|m| fail(Problem::Invalid(m))),
+        Parts::Whole(document) => crate::timing::timed("  whole", || whole(path, &document)),
+    }
+}
+
+/// What reading a file in its two parts gave.
+enum Parts {
+    /// Nothing but whitespace.
+    Blank,
+    /// The trace, or its first bad record, from [`streamed`].
+    Streamed(Result<RawTrace, String>),
+    /// The parts do not give what one serde pass gives: the document as it
+    /// was, to be read whole.
+    Whole(Vec<u8>),
+}
+
+/// Reads `path` with its first process's symbols cut out: they deserialize
+/// on their own thread from the moment the scan has them, while the rest is
+/// inflated, and then the document's records are applied as they
+/// deserialize ([`streamed`]).
+fn read_in_parts(path: &str) -> Result<Parts, Problem> {
     let read = crate::timing::Phase::start("  read");
-    let mut reader = split::Reader::open(path).map_err(fail)?;
+    let mut reader = split::Reader::open(path)?;
     let mut cut = reader.cut_buffer();
-    let was_cut = reader.read_symbols(&mut cut).map_err(fail)?;
+    let was_cut = reader.read_symbols(&mut cut)?;
     let cut = cut;
     std::thread::scope(|scope| {
         let symbols = was_cut.then(|| scope.spawn(|| deserialize::<Vec<Symbol>>(&cut).ok()));
-        let split = reader.finish(&cut).map_err(fail)?;
+        let split = reader.finish(&cut)?;
         drop(read);
         if split.is_blank() {
-            return Err(fail(Problem::EmptyFile));
+            return Ok(Parts::Blank);
         }
         let streamed = crate::timing::timed("  deserialize + records", || {
             streamed(path, &split, symbols)
         });
-        match streamed {
-            Some(applied) => applied.map_err(|m| fail(Problem::Invalid(m))),
-            None => crate::timing::timed("  whole", || whole(path, &split.whole(&cut))),
-        }
+        Ok(match streamed {
+            Some(applied) => Parts::Streamed(applied),
+            None => Parts::Whole(split.whole(&cut)),
+        })
     })
 }
 
@@ -704,6 +727,16 @@ fn span(start: Option<i64>, end: Option<i64>) -> Result<(i64, i64), String> {
     }
 }
 
+/// `end - start` in ns: exact as an integer where it fits an i64 (the
+/// times are large, their difference small); else, for times no profiler
+/// writes, the difference of the two as floats rather than a wrapped one.
+fn duration_ns(start: i64, end: i64) -> f64 {
+    match end.checked_sub(start) {
+        Some(d) => d as f64,
+        None => end as f64 - start as f64,
+    }
+}
+
 /// An integer as text without allocating: the pid and tid of an event.
 fn int_text<'b>(
     buffer: &'b mut itoa::Buffer,
@@ -731,7 +764,7 @@ fn timed_event<'a>(
         pid: Some(pid),
         tid: Some(tid),
         ts: Some(start as f64 / 1000.0),
-        dur: Some(end.wrapping_sub(start) as f64 / 1000.0),
+        dur: Some(duration_ns(start, end) / 1000.0),
         // rocprofv3 writes integer ns; TraceLens keeps them integers (its
         // minima, maxima and sums print as ints): trace_meta's integer_times.
         fractional_time: false,
@@ -1023,15 +1056,10 @@ mod tests {
     /// The streamed path alone (what `load` does before any fallback):
     /// None where it would fall back to a whole read.
     fn streamed_only(path: &str) -> Option<Result<String, String>> {
-        let mut reader = split::Reader::open(path).expect("opens");
-        let mut cut = Vec::new();
-        let was_cut = reader.read_symbols(&mut cut).expect("reads");
-        std::thread::scope(|scope| {
-            let symbols = was_cut.then(|| scope.spawn(|| deserialize::<Vec<Symbol>>(&cut).ok()));
-            let split = reader.finish(&cut).expect("reads");
-            let streamed = streamed(path, &split, symbols)?;
-            Some(streamed.map(|t| everything(&t)))
-        })
+        match read_in_parts(path).expect("reads") {
+            Parts::Streamed(applied) => Some(applied.map(|t| everything(&t))),
+            Parts::Blank | Parts::Whole(_) => None,
+        }
     }
 
     fn symbol(id: usize) -> String {
@@ -1342,6 +1370,16 @@ mod tests {
         let (loaded, _) = both_ways(&document(&[bad_record, tool(USUAL, 10, 9000)]));
         let error = loaded.expect_err("fails");
         assert!(error.contains("record 0: no end_timestamp"), "{error}");
+    }
+
+    #[test]
+    fn a_span_too_long_for_an_i64_has_its_duration_not_a_wrapped_one() {
+        assert_eq!(
+            duration_ns(1_000_000_000_000_123, 1_000_000_000_002_623),
+            2_500.0
+        );
+        assert_eq!(duration_ns(i64::MIN, i64::MAX), u64::MAX as f64);
+        assert_eq!(duration_ns(i64::MAX, i64::MIN), -(u64::MAX as f64));
     }
 
     #[test]
