@@ -10,7 +10,7 @@
 
 use std::path::Path;
 
-use crate::util::{gzip, write_file as write, zip, Cmd, Run, BIN};
+use crate::util::{gzip, package_path, write_file as write, zip, Cmd, Run, BIN};
 
 /// Seconds any one run may take (a debug build; each takes a few at most).
 const TIME_LIMIT: &str = "120";
@@ -273,6 +273,27 @@ fn a_byte_order_mark_is_skipped() {
         let rows = assert_loaded(&query(&path, sql));
         assert_eq!(rows[0], ["aten::mm", r#"{"External id": 1}"#], "{path}");
         assert_eq!(rows.len(), 2);
+    }
+}
+
+/// The rocprofv3 reader too: the format is still told from the content, and
+/// the rows are those of the file without the mark.
+#[test]
+fn a_byte_order_mark_before_a_rocprofv3_document_is_skipped() {
+    let dir = tmp();
+    let fixture = package_path("fixtures/formats/rocprofv3_small_results.json");
+    let text = std::fs::read(&fixture).expect("the rocprofv3 fixture");
+    let mut bytes = b"\xef\xbb\xbf".to_vec();
+    bytes.extend(&text);
+    let plain = write(dir.path(), "marked_results.json", &bytes);
+    let packed = write(dir.path(), "marked_results.json.gz", &gzip(&bytes));
+    let sql = "SELECT (SELECT value FROM trace_meta WHERE key = 'source_format') AS format, \
+               name, ts, dur FROM kernels ORDER BY ts, name";
+    let expected = assert_loaded(&query(&fixture.to_string_lossy(), sql));
+    assert!(expected.len() > 1, "{expected:?}");
+    assert!(expected[0][0].contains("rocprofv3"), "{expected:?}");
+    for path in [plain, packed] {
+        assert_eq!(assert_loaded(&query(&path, sql)), expected, "{path}");
     }
 }
 
